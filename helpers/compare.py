@@ -1,0 +1,204 @@
+"""Compare our gradients with reference ones, one row per tensor, and assert.
+
+    cmp = compare(grads_of(params, "g"), grads_of(params_t, "grad"))
+    cmp.check()        # raises AssertionError naming every tensor that differs
+
+A `GradComparison` shows as a text table (``print``) and as an HTML table
+(the last line of a notebook cell).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import torch
+
+# Default (rtol, atol) by the least precise dtype of a pair, as in torch.testing.
+TOLERANCES = {
+    torch.float64: (1e-7, 1e-7),
+    torch.float32: (1.3e-6, 1e-5),
+    torch.float16: (1e-3, 1e-5),
+    torch.bfloat16: (1.6e-2, 1e-5),
+}
+
+
+def grads_of(tensors: Mapping[str, torch.Tensor], attr: str = "g") -> dict[str, torch.Tensor]:
+    """Collect ``tensor.<attr>`` for every named tensor: ``{"w1": w1.g, ...}``.
+
+    `attr` is ``"g"`` for our hand-written gradients, ``"grad"`` for autograd's.
+    Raises a clear error naming the tensor when it is not a tensor, has no such
+    attribute yet, or the attribute is ``None``.
+    """
+    if not isinstance(tensors, Mapping) or not tensors:
+        raise ValueError("grads_of needs a non-empty dict of named tensors, e.g. {'w1': w1}")
+    out = {}
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} is a {type(t).__name__}, not a tensor")
+        if attr == "grad" and not t.is_leaf and not t.retains_grad:
+            raise ValueError(
+                f"{name} is not a leaf tensor, so autograd keeps no {name}.grad; "
+                f"call {name}.retain_grad() before backward"
+            )
+        if not hasattr(t, attr):
+            raise AttributeError(f"{name} has no .{attr} yet: nothing has set it (has backward run?)")
+        g = getattr(t, attr)
+        if g is None:
+            raise ValueError(f"{name}.{attr} is None (has backward run on it?)")
+        if not isinstance(g, torch.Tensor):
+            raise TypeError(f"{name}.{attr} is a {type(g).__name__}, not a tensor")
+        out[name] = g
+    return out
+
+
+@dataclass(frozen=True)
+class Row:
+    """One tensor's comparison. `rel_error` is max |a-b| / max(1e-8, |a|+|b|)."""
+
+    name: str
+    shape: tuple[int, ...]
+    exact: bool
+    close: bool
+    max_abs_diff: float
+    rel_error: float
+
+
+class GradComparison:
+    """The result of `compare`: rows per tensor, printable, and assertable."""
+
+    def __init__(self, rows: list[Row], rtol: float, atol: float):
+        self.rows = rows
+        self.rtol, self.atol = rtol, atol
+
+    @property
+    def ok(self) -> bool:
+        """True when every tensor is allclose."""
+        return all(r.close for r in self.rows)
+
+    @property
+    def failures(self) -> list[str]:
+        """Names of the tensors that are not allclose."""
+        return [r.name for r in self.rows if not r.close]
+
+    def __getitem__(self, name: str) -> Row:
+        for r in self.rows:
+            if r.name == name:
+                return r
+        raise KeyError(f"no tensor named {name!r}; have {[r.name for r in self.rows]}")
+
+    def check(self) -> GradComparison:
+        """Raise `AssertionError` naming every tensor that differs; else return self."""
+        if not self.ok:
+            raise AssertionError(
+                f"gradients differ for {', '.join(self.failures)} "
+                f"(rtol={self.rtol:g}, atol={self.atol:g}):\n{self}"
+            )
+        return self
+
+    # -- display -----------------------------------------------------------
+    _HEADER = ("tensor", "shape", "exact", "allclose", "max|a-b|", "rel. error")
+
+    def _cells(self) -> list[tuple[str, ...]]:
+        return [
+            (
+                r.name,
+                str(tuple(r.shape)),
+                "yes" if r.exact else "no",
+                "yes" if r.close else "NO",
+                _num(r.max_abs_diff),
+                _num(r.rel_error),
+            )
+            for r in self.rows
+        ]
+
+    def _summary(self) -> str:
+        n = len(self.rows)
+        verdict = f"all {n} match" if self.ok else f"{len(self.failures)} of {n} differ"
+        return f"{verdict} (rtol={self.rtol:g}, atol={self.atol:g})"
+
+    def __str__(self) -> str:
+        cells = [self._HEADER, *self._cells()]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(self._HEADER))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        return "\n".join([*lines, self._summary()])
+
+    __repr__ = __str__
+
+    def _repr_html_(self) -> str:
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self._HEADER)
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+            for row in self._cells()
+        )
+        return (
+            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+            f"<p>{html.escape(self._summary())}</p>"
+        )
+
+
+def _num(x: float) -> str:
+    return "0" if x == 0 else f"{x:.1e}"
+
+
+def _tolerance(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
+    tols = [TOLERANCES.get(t.dtype, TOLERANCES[torch.float32]) for t in (a, b)]
+    return max(t[0] for t in tols), max(t[1] for t in tols)
+
+
+def compare(
+    ours: Mapping[str, torch.Tensor],
+    ref: Mapping[str, torch.Tensor],
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+) -> GradComparison:
+    """Compare two dicts of gradients with the same names, tensor by tensor.
+
+    `ours` and `ref` map names to gradient tensors of equal shapes (dtypes may
+    differ: both are compared in float64, with the tolerance of the less
+    precise one unless `rtol`/`atol` are given). Raises a clear error for a
+    missing or extra name, a non-tensor or ``None`` value, or a shape mismatch.
+    """
+    for label, d in (("ours", ours), ("ref", ref)):
+        if not isinstance(d, Mapping):
+            raise TypeError(f"{label} must be a dict of name -> tensor, got {type(d).__name__}")
+    if not ours or not ref:
+        raise ValueError("nothing to compare: both dicts need at least one tensor")
+    missing, extra = [k for k in ours if k not in ref], [k for k in ref if k not in ours]
+    if missing or extra:
+        raise KeyError(
+            f"names differ: only in ours {missing}, only in ref {extra}"
+        )
+
+    rows, rtols, atols = [], [], []
+    for name in ours:
+        a, b = ours[name], ref[name]
+        for label, t in (("ours", a), ("ref", b)):
+            if t is None:
+                raise ValueError(f"{name}: the {label} gradient is None (has backward run?)")
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"{name}: the {label} gradient is a {type(t).__name__}, not a tensor")
+        if a.shape != b.shape:
+            raise ValueError(
+                f"{name}: shapes differ, ours {tuple(a.shape)} vs ref {tuple(b.shape)}"
+            )
+        r_def, a_def = _tolerance(a, b)
+        r, at = (r_def if rtol is None else rtol), (a_def if atol is None else atol)
+        rtols.append(r)
+        atols.append(at)
+        a64, b64 = a.detach().double(), b.detach().double()
+        diff = (a64 - b64).abs()
+        denom = (a64.abs() + b64.abs()).clamp(min=1e-8)
+        rows.append(
+            Row(
+                name=name,
+                shape=tuple(a.shape),
+                exact=bool(torch.equal(a64, b64)),
+                close=bool(torch.allclose(a64, b64, rtol=r, atol=at)),
+                max_abs_diff=float(diff.max()) if diff.numel() else 0.0,
+                rel_error=float((diff / denom).max()) if diff.numel() else 0.0,
+            )
+        )
+    return GradComparison(rows, rtol=max(rtols), atol=max(atols))

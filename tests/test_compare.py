@@ -1,0 +1,124 @@
+import pytest
+import torch
+
+from helpers import compare, grads_of
+
+
+def _grads(dtype=torch.float32):
+    g = torch.Generator().manual_seed(0)
+    return {
+        "w1": torch.randn(3, 4, generator=g, dtype=dtype),
+        "b1": torch.randn(4, generator=g, dtype=dtype),
+    }
+
+
+def test_equal_gradients_match_exactly():
+    ours = _grads()
+    ref = {k: v.clone() for k, v in ours.items()}
+    cmp = compare(ours, ref).check()
+    assert cmp.ok and cmp.failures == []
+    assert all(r.exact and r.close and r.max_abs_diff == 0 for r in cmp.rows)
+    assert cmp["w1"].shape == (3, 4)
+
+
+def test_rounding_noise_is_close_but_not_exact():
+    ours = _grads(torch.float64)
+    ref = {k: v * (1 + 1e-9) for k, v in ours.items()}
+    cmp = compare(ours, ref).check()
+    assert not cmp["w1"].exact and cmp["w1"].close
+
+
+def test_wrong_by_a_little_fails_and_names_only_that_tensor():
+    ours = _grads()
+    ref = {k: v.clone() for k, v in ours.items()}
+    ref["b1"][2] += 1e-3
+    cmp = compare(ours, ref)
+    assert not cmp.ok and cmp.failures == ["b1"]
+    assert cmp["b1"].max_abs_diff == pytest.approx(1e-3, rel=1e-3)
+    with pytest.raises(AssertionError, match=r"differ for b1 \("):
+        cmp.check()
+
+
+def test_relative_error_follows_cs231n():
+    cmp = compare({"x": torch.tensor([1.0, 0.0])}, {"x": torch.tensor([3.0, 0.0])})
+    # |1-3| / (|1|+|3|) = 0.5; the 0-vs-0 entry contributes 0, not 0/0.
+    assert cmp["x"].rel_error == pytest.approx(0.5)
+
+
+def test_float32_against_float64_uses_float32_tolerance():
+    exact64 = torch.linspace(-1, 1, 50, dtype=torch.float64)
+    as32 = exact64.float() + 2e-7  # a float32-sized error
+    assert compare({"w": as32}, {"w": exact64}).ok
+    # The same error between two float64 tensors is a real difference.
+    assert not compare({"w": as32.double()}, {"w": exact64}).ok
+
+
+def test_explicit_tolerance_overrides_default():
+    a, b = torch.zeros(3), torch.full((3,), 0.1)
+    assert not compare({"a": a}, {"a": b}).ok
+    assert compare({"a": a}, {"a": b}, atol=0.2).ok
+
+
+def test_wrong_shape_names_the_tensor():
+    with pytest.raises(ValueError, match=r"w1: shapes differ, ours \(4, 4\) vs ref \(4,\)"):
+        compare({"w1": torch.zeros(4, 4)}, {"w1": torch.zeros(4)})
+
+
+def test_none_or_non_tensor_gradient_names_the_tensor():
+    with pytest.raises(ValueError, match="b2: the ref gradient is None"):
+        compare({"b2": torch.zeros(1)}, {"b2": None})
+    with pytest.raises(TypeError, match="w2: the ours gradient is a list"):
+        compare({"w2": [1.0]}, {"w2": torch.zeros(1)})
+
+
+def test_mismatched_or_empty_names():
+    with pytest.raises(KeyError, match=r"only in ours \['b1'\], only in ref \['b9'\]"):
+        compare({"w1": torch.zeros(1), "b1": torch.zeros(1)},
+                {"w1": torch.zeros(1), "b9": torch.zeros(1)})
+    with pytest.raises(ValueError, match="nothing to compare"):
+        compare({}, {})
+    with pytest.raises(TypeError, match="ours must be a dict"):
+        compare([torch.zeros(1)], {"a": torch.zeros(1)})
+
+
+def test_text_and_html_tables_list_every_tensor():
+    ours = _grads()
+    ref = {k: v.clone() for k, v in ours.items()}
+    ref["w1"][0, 0] += 1.0
+    cmp = compare(ours, ref)
+    text, page = str(cmp), cmp._repr_html_()
+    assert text.splitlines()[0].split() == ["tensor", "shape", "exact", "allclose",
+                                           "max|a-b|", "rel.", "error"]
+    assert "w1" in text and "b1" in text and "1 of 2 differ" in text
+    assert page.count("<tr>") == 3 and "<th>allclose</th>" in page
+
+
+def test_grads_of_reads_g_and_grad():
+    w = torch.ones(2, requires_grad=True)
+    (w * 3).sum().backward()
+    w.g = torch.full((2,), 3.0)
+    assert torch.equal(grads_of({"w": w}, "g")["w"], grads_of({"w": w}, "grad")["w"])
+
+
+def test_grads_of_missing_g_names_the_tensor():
+    with pytest.raises(AttributeError, match="w1 has no .g yet"):
+        grads_of({"w1": torch.zeros(2)}, "g")
+
+
+def test_grads_of_grad_none_before_backward():
+    with pytest.raises(ValueError, match=r"w1.grad is None"):
+        grads_of({"w1": torch.zeros(2, requires_grad=True)}, "grad")
+
+
+def test_grads_of_non_leaf_without_retain_grad():
+    w = torch.ones(2, requires_grad=True)
+    h = w * 2
+    with pytest.raises(ValueError, match="h is not a leaf tensor.*retain_grad"):
+        grads_of({"h": h}, "grad")
+
+
+def test_grads_of_bad_containers():
+    with pytest.raises(TypeError, match="x is a float, not a tensor"):
+        grads_of({"x": 1.0})
+    with pytest.raises(ValueError, match="non-empty dict"):
+        grads_of({})
