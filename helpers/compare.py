@@ -43,7 +43,9 @@ def grads_of(tensors: Mapping[str, torch.Tensor], attr: str = "g") -> dict[str, 
                 f"call {name}.retain_grad() before backward"
             )
         if not hasattr(t, attr):
-            raise AttributeError(f"{name} has no .{attr} yet: nothing has set it (has backward run?)")
+            raise AttributeError(
+                f"{name} has no .{attr} yet: nothing has set it (has backward run?)"
+            )
         g = getattr(t, attr)
         if g is None:
             raise ValueError(f"{name}.{attr} is None (has backward run on it?)")
@@ -55,7 +57,12 @@ def grads_of(tensors: Mapping[str, torch.Tensor], attr: str = "g") -> dict[str, 
 
 @dataclass(frozen=True)
 class Row:
-    """One tensor's comparison. `rel_error` is max |a-b| / max(1e-8, |a|+|b|)."""
+    """One tensor's comparison.
+
+    `rel_error` is ``max|a-b| / max(1e-8, max(|a|+|b|))``: the largest
+    difference relative to the tensor's scale, so that entries near zero do not
+    make it blow up (cs231n's check, taken over the whole tensor).
+    """
 
     name: str
     shape: tuple[int, ...]
@@ -179,7 +186,9 @@ def compare(
             if t is None:
                 raise ValueError(f"{name}: the {label} gradient is None (has backward run?)")
             if not isinstance(t, torch.Tensor):
-                raise TypeError(f"{name}: the {label} gradient is a {type(t).__name__}, not a tensor")
+                raise TypeError(
+                    f"{name}: the {label} gradient is a {type(t).__name__}, not a tensor"
+                )
         if a.shape != b.shape:
             raise ValueError(
                 f"{name}: shapes differ, ours {tuple(a.shape)} vs ref {tuple(b.shape)}"
@@ -190,7 +199,7 @@ def compare(
         atols.append(at)
         a64, b64 = a.detach().double(), b.detach().double()
         diff = (a64 - b64).abs()
-        denom = (a64.abs() + b64.abs()).clamp(min=1e-8)
+        scale = float((a64.abs() + b64.abs()).max()) if diff.numel() else 0.0
         rows.append(
             Row(
                 name=name,
@@ -198,7 +207,7 @@ def compare(
                 exact=bool(torch.equal(a64, b64)),
                 close=bool(torch.allclose(a64, b64, rtol=r, atol=at)),
                 max_abs_diff=float(diff.max()) if diff.numel() else 0.0,
-                rel_error=float((diff / denom).max()) if diff.numel() else 0.0,
+                rel_error=(float(diff.max()) / max(1e-8, scale)) if diff.numel() else 0.0,
             )
         )
     return GradComparison(rows, rtol=max(rtols), atol=max(atols))

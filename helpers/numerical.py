@@ -39,7 +39,10 @@ def numerical_grads(
                 f"{name} is {t.dtype}; finite differences need float64 "
                 f"(pass {name}.double())"
             )
-    work = {name: t.detach().clone(memory_format=torch.contiguous_format) for name, t in tensors.items()}
+    work = {
+        name: t.detach().clone(memory_format=torch.contiguous_format)
+        for name, t in tensors.items()
+    }
 
     def loss() -> float:
         value = loss_fn(**work)

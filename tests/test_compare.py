@@ -39,10 +39,15 @@ def test_wrong_by_a_little_fails_and_names_only_that_tensor():
         cmp.check()
 
 
-def test_relative_error_follows_cs231n():
+def test_relative_error_is_relative_to_the_tensor_scale():
     cmp = compare({"x": torch.tensor([1.0, 0.0])}, {"x": torch.tensor([3.0, 0.0])})
-    # |1-3| / (|1|+|3|) = 0.5; the 0-vs-0 entry contributes 0, not 0/0.
+    # max|a-b| = 2, max(|a|+|b|) = 4; the 0-vs-0 entry gives no 0/0.
     assert cmp["x"].rel_error == pytest.approx(0.5)
+    # A tiny entry that differs a little does not blow the relative error up.
+    cmp = compare({"x": torch.tensor([100.0, 1e-6])}, {"x": torch.tensor([100.0, 2e-6])})
+    assert cmp["x"].rel_error == pytest.approx(1e-6 / 200)
+    zeros = compare({"x": torch.zeros(2)}, {"x": torch.zeros(2)})
+    assert zeros["x"].rel_error == 0
 
 
 def test_float32_against_float64_uses_float32_tolerance():
