@@ -24,8 +24,11 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
+# Localhost only, token authentication on (the login link is printed).
+# --allow-root only when run as root (containers), where Jupyter refuses otherwise.
 lab: install
-	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1
+	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: install lint
 	$(BIN)/python -m pytest

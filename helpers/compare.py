@@ -136,8 +136,10 @@ class GradComparison:
     def _repr_html_(self) -> str:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in self._HEADER)
         body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-            for row in self._cells()
+            ("<tr>" if r.close else '<tr style="color: #b00020; font-weight: bold">')
+            + "".join(f"<td>{html.escape(c)}</td>" for c in row)
+            + "</tr>"
+            for r, row in zip(self.rows, self._cells())
         )
         return (
             f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
