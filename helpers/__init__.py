@@ -5,16 +5,25 @@ One concern a module:
 - `helpers.data`      synthetic regression data and the course's starting weights
 - `helpers.compare`   gradient comparison tables that can be asserted
 - `helpers.numerical` central finite-difference gradients in float64
+- `helpers.graph`     the autograd graph of a loss, as data and drawn with matplotlib
 """
 
 from helpers.compare import GradComparison, compare, grads_of
 from helpers.data import make_weights, seed_everything, synthetic_regression
+from helpers.graph import Edge, Graph, Node, autograd_graph, draw_graph, draw_graphs, graph_layout
 from helpers.numerical import numerical_grads
 
 __all__ = [
+    "Edge",
     "GradComparison",
+    "Graph",
+    "Node",
+    "autograd_graph",
     "compare",
+    "draw_graph",
+    "draw_graphs",
     "grads_of",
+    "graph_layout",
     "make_weights",
     "numerical_grads",
     "seed_everything",
