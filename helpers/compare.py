@@ -5,6 +5,12 @@
 
 A `GradComparison` shows as a text table (``print``) and as an HTML table
 (the last line of a notebook cell).
+
+Two tensors `a` (ours) and `b` (the reference) match when every entry has
+``|a - b| <= atol + rtol * |b|``. By default `rtol` comes from the less precise
+dtype of the pair and ``atol = rtol * max|b|`` (at least a small floor): the
+tolerance follows the tensor's own scale, so a gradient whose entries are all
+around 1e-4 is not waved through by an absolute 1e-5.
 """
 
 from __future__ import annotations
@@ -15,12 +21,12 @@ from dataclasses import dataclass
 
 import torch
 
-# Default (rtol, atol) by the least precise dtype of a pair, as in torch.testing.
+# (rtol, atol floor) by the less precise dtype of a pair.
 TOLERANCES = {
-    torch.float64: (1e-7, 1e-7),
-    torch.float32: (1.3e-6, 1e-5),
+    torch.float64: (1e-7, 1e-9),
+    torch.float32: (1e-5, 1e-8),
     torch.float16: (1e-3, 1e-5),
-    torch.bfloat16: (1.6e-2, 1e-5),
+    torch.bfloat16: (1e-2, 1e-5),
 }
 
 
@@ -37,6 +43,11 @@ def grads_of(tensors: Mapping[str, torch.Tensor], attr: str = "g") -> dict[str, 
     for name, t in tensors.items():
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"{name} is a {type(t).__name__}, not a tensor")
+        if attr == "grad" and not t.requires_grad:
+            raise ValueError(
+                f"{name} does not require grad, so autograd gives it no .grad; "
+                f"call {name}.requires_grad_() before the forward pass"
+            )
         if attr == "grad" and not t.is_leaf and not t.retains_grad:
             raise ValueError(
                 f"{name} is not a leaf tensor, so autograd keeps no {name}.grad; "
@@ -59,9 +70,10 @@ def grads_of(tensors: Mapping[str, torch.Tensor], attr: str = "g") -> dict[str, 
 class Row:
     """One tensor's comparison.
 
-    `rel_error` is ``max|a-b| / max(1e-8, max(|a|+|b|))``: the largest
-    difference relative to the tensor's scale, so that entries near zero do not
-    make it blow up (cs231n's check, taken over the whole tensor).
+    `atol` and `rtol` are the tolerances this row was judged with. `rel_error`
+    is ``max|a-b| / max(1e-8, max(|a|+|b|))``: the largest difference relative
+    to the tensor's scale, so that entries near zero do not make it blow up
+    (cs231n's check, taken over the whole tensor).
     """
 
     name: str
@@ -70,14 +82,15 @@ class Row:
     close: bool
     max_abs_diff: float
     rel_error: float
+    rtol: float
+    atol: float
 
 
 class GradComparison:
     """The result of `compare`: rows per tensor, printable, and assertable."""
 
-    def __init__(self, rows: list[Row], rtol: float, atol: float):
+    def __init__(self, rows: list[Row]):
         self.rows = rows
-        self.rtol, self.atol = rtol, atol
 
     @property
     def ok(self) -> bool:
@@ -98,14 +111,11 @@ class GradComparison:
     def check(self) -> GradComparison:
         """Raise `AssertionError` naming every tensor that differs; else return self."""
         if not self.ok:
-            raise AssertionError(
-                f"gradients differ for {', '.join(self.failures)} "
-                f"(rtol={self.rtol:g}, atol={self.atol:g}):\n{self}"
-            )
+            raise AssertionError(f"gradients differ for {', '.join(self.failures)}:\n{self}")
         return self
 
     # -- display -----------------------------------------------------------
-    _HEADER = ("tensor", "shape", "exact", "allclose", "max|a-b|", "rel. error")
+    _HEADER = ("tensor", "shape", "exact", "allclose", "max|a-b|", "atol", "rel. error")
 
     def _cells(self) -> list[tuple[str, ...]]:
         return [
@@ -115,6 +125,7 @@ class GradComparison:
                 "yes" if r.exact else "no",
                 "yes" if r.close else "NO",
                 _num(r.max_abs_diff),
+                _num(r.atol),
                 _num(r.rel_error),
             )
             for r in self.rows
@@ -123,7 +134,9 @@ class GradComparison:
     def _summary(self) -> str:
         n = len(self.rows)
         verdict = f"all {n} match" if self.ok else f"{len(self.failures)} of {n} differ"
-        return f"{verdict} (rtol={self.rtol:g}, atol={self.atol:g})"
+        rtols = sorted({r.rtol for r in self.rows})
+        rtol = ", ".join(f"{r:g}" for r in rtols)
+        return f"{verdict} (|a-b| <= atol + rtol*|b|, rtol={rtol})"
 
     def __str__(self) -> str:
         cells = [self._HEADER, *self._cells()]
@@ -148,12 +161,19 @@ class GradComparison:
 
 
 def _num(x: float) -> str:
-    return "0" if x == 0 else f"{x:.1e}"
+    return f"{x:.1e}"
 
 
-def _tolerance(a: torch.Tensor, b: torch.Tensor) -> tuple[float, float]:
-    tols = [TOLERANCES.get(t.dtype, TOLERANCES[torch.float32]) for t in (a, b)]
-    return max(t[0] for t in tols), max(t[1] for t in tols)
+def _checked(name: str, label: str, t: object) -> torch.Tensor:
+    if t is None:
+        raise ValueError(f"{name}: the {label} gradient is None (has backward run?)")
+    if not isinstance(t, torch.Tensor):
+        raise TypeError(f"{name}: the {label} gradient is a {type(t).__name__}, not a tensor")
+    if not t.is_floating_point():
+        raise TypeError(
+            f"{name}: the {label} gradient is {t.dtype}; gradients must be real floating point"
+        )
+    return t
 
 
 def compare(
@@ -165,12 +185,13 @@ def compare(
 ) -> GradComparison:
     """Compare two dicts of gradients with the same names, tensor by tensor.
 
-    `ours` and `ref` map names to gradient tensors of equal shapes (dtypes may
-    differ: both are compared in float64, with the tolerance of the less
-    precise one unless `rtol`/`atol` are given: float32 uses rtol 1.3e-6 and
-    atol 1e-5, as torch.testing does). `atol` is absolute: for gradients much
-    smaller than 1, pass a smaller one, or tiny errors pass unseen. Raises a clear error for a
-    missing or extra name, a non-tensor or ``None`` value, or a shape mismatch.
+    `ours` and `ref` map names to real floating-point gradient tensors of equal
+    shapes. Dtypes may differ: both are compared in float64, with the `rtol` of
+    the less precise one (float32: 1e-5, float64: 1e-7) and, unless `atol` is
+    given, ``atol = rtol * max|ref|`` with a floor (float32: 1e-8, float64:
+    1e-9). Raises a clear error naming the tensor for a missing or extra name, a
+    non-tensor, ``None`` or non-float value, a shape mismatch, or a tensor
+    compared with itself (a check that cannot fail).
     """
     for label, d in (("ours", ours), ("ref", ref)):
         if not isinstance(d, Mapping):
@@ -179,29 +200,25 @@ def compare(
         raise ValueError("nothing to compare: both dicts need at least one tensor")
     missing, extra = [k for k in ours if k not in ref], [k for k in ref if k not in ours]
     if missing or extra:
-        raise KeyError(
-            f"names differ: only in ours {missing}, only in ref {extra}"
-        )
+        raise ValueError(f"names differ: only in ours {missing}, only in ref {extra}")
 
-    rows, rtols, atols = [], [], []
+    rows = []
     for name in ours:
-        a, b = ours[name], ref[name]
-        for label, t in (("ours", a), ("ref", b)):
-            if t is None:
-                raise ValueError(f"{name}: the {label} gradient is None (has backward run?)")
-            if not isinstance(t, torch.Tensor):
-                raise TypeError(
-                    f"{name}: the {label} gradient is a {type(t).__name__}, not a tensor"
-                )
+        a, b = _checked(name, "ours", ours[name]), _checked(name, "ref", ref[name])
         if a.shape != b.shape:
             raise ValueError(
                 f"{name}: shapes differ, ours {tuple(a.shape)} vs ref {tuple(b.shape)}"
             )
-        r_def, a_def = _tolerance(a, b)
-        r, at = (r_def if rtol is None else rtol), (a_def if atol is None else atol)
-        rtols.append(r)
-        atols.append(at)
+        if a is b or (a.numel() and a.data_ptr() == b.data_ptr() and a.stride() == b.stride()):
+            raise ValueError(f"{name}: ours and ref are the same tensor; that check cannot fail")
+        r_def, floor = max(
+            (TOLERANCES.get(t.dtype, TOLERANCES[torch.float32]) for t in (a, b)),
+            key=lambda tol: tol[0],
+        )
         a64, b64 = a.detach().double(), b.detach().double()
+        r = r_def if rtol is None else rtol
+        scale_b = float(b64.abs().max()) if b64.numel() else 0.0
+        at = max(floor, r * scale_b) if atol is None else atol
         diff = (a64 - b64).abs()
         scale = float((a64.abs() + b64.abs()).max()) if diff.numel() else 0.0
         rows.append(
@@ -212,6 +229,8 @@ def compare(
                 close=bool(torch.allclose(a64, b64, rtol=r, atol=at)),
                 max_abs_diff=float(diff.max()) if diff.numel() else 0.0,
                 rel_error=(float(diff.max()) / max(1e-8, scale)) if diff.numel() else 0.0,
+                rtol=r,
+                atol=at,
             )
         )
-    return GradComparison(rows, rtol=max(rtols), atol=max(atols))
+    return GradComparison(rows)

@@ -62,6 +62,8 @@ def make_weights(
     ``w1`` is scaled by ``sqrt(2 / n_in)`` (it feeds a ReLU), ``w2`` by
     ``sqrt(1 / nh)``; biases start at zero.
     """
+    if min(n_in, nh, n_out) < 1:
+        raise ValueError(f"sizes must be positive, got n_in={n_in}, nh={nh}, n_out={n_out}")
     g = torch.Generator().manual_seed(seed)
     w1 = torch.randn(n_in, nh, generator=g, dtype=torch.float64) * math.sqrt(2 / n_in)
     w2 = torch.randn(nh, n_out, generator=g, dtype=torch.float64) * math.sqrt(1 / nh)

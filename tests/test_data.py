@@ -1,5 +1,6 @@
 import random
 
+import numpy as np
 import pytest
 import torch
 
@@ -38,7 +39,12 @@ def test_make_weights_shapes_and_scale():
 
 def test_seed_everything_seeds_every_source():
     seed_everything(7)
-    first = (random.random(), torch.rand(1))
+    first = (random.random(), np.random.rand(), torch.rand(1))
     seed_everything(7)
-    assert first == (random.random(), torch.rand(1))
+    assert first == (random.random(), np.random.rand(), torch.rand(1))
     assert torch.get_num_threads() == 1
+
+
+def test_make_weights_bad_sizes():
+    with pytest.raises(ValueError, match="n_in=0"):
+        make_weights(0, 16)

@@ -44,3 +44,9 @@ def test_bad_input():
         numerical_grads(lambda: 0, {})
     with pytest.raises(ValueError, match="scalar"):
         numerical_grads(lambda w: w * 2, {"w": torch.zeros(2, dtype=torch.float64)})
+
+
+def test_float32_loss_is_refused():
+    w = torch.ones(2, dtype=torch.float64)
+    with pytest.raises(TypeError, match="loss_fn returned torch.float32"):
+        numerical_grads(lambda w: w.float().sum(), {"w": w})
