@@ -146,6 +146,9 @@ def autograd_graph(loss: torch.Tensor, names: Mapping[str, torch.Tensor] | None 
         names: ``{name: leaf tensor}``, e.g. ``dict(model.named_parameters())``;
             a leaf found in the graph is labelled with its name (matched by
             identity, ``is``). Leaves not in `names` are labelled ``"leaf"``.
+            Every entry must be a leaf that requires grad, the only tensors
+            the graph can show; one the loss does not depend on (a layer not
+            used this time) is fine and simply has no node.
 
     Returns:
         A `Graph`: nodes in breadth-first order from ``loss.grad_fn``, edges in
@@ -155,7 +158,9 @@ def autograd_graph(loss: torch.Tensor, names: Mapping[str, torch.Tensor] | None 
     Raises:
         TypeError: `loss` is not a tensor, or `names` is not a mapping of tensors.
         ValueError: `loss` has no ``grad_fn`` (a leaf, or computed without
-            gradient tracking), or one tensor appears under two names.
+            gradient tracking), one tensor appears under two names, or an entry
+            of `names` can never be matched: a tensor computed from others (not
+            a leaf) or a leaf that does not require grad. The message names it.
     """
     if not isinstance(loss, torch.Tensor):
         raise TypeError(f"autograd_graph needs a tensor, got {type(loss).__name__}")
@@ -207,6 +212,17 @@ def _names_by_id(names: Mapping[str, torch.Tensor] | None) -> dict[int, str]:
     for name, t in names.items():
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"names[{name!r}] is a {type(t).__name__}, not a tensor")
+        if not t.is_leaf:
+            raise ValueError(
+                f"names[{name!r}] is not a leaf (it was computed by {t.grad_fn.name()}): only "
+                "leaves that require grad get a node of their own (AccumulateGrad); name the "
+                "leaf it was computed from instead"
+            )
+        if not t.requires_grad:
+            raise ValueError(
+                f"names[{name!r}] does not require grad, so autograd records no node for it; "
+                f"call requires_grad_() on it before the forward pass, or leave it out of names"
+            )
         if id(t) in by_id:
             raise ValueError(f"{by_id[id(t)]!r} and {name!r} are the same tensor; give it one name")
         by_id[id(t)] = name

@@ -162,6 +162,23 @@ def test_bad_names():
         autograd_graph(loss, {"a": a, "b": a})
 
 
+def test_names_that_can_never_match_are_refused_by_name():
+    (a,) = _leaves((2,))
+    h = a * 2                                     # an intermediate tensor, not a leaf
+    loss = (h * 3).sum()
+    with pytest.raises(ValueError, match=r"names\['h'\] is not a leaf \(it was computed by Mul"):
+        autograd_graph(loss, {"a": a, "h": h})
+    frozen = torch.ones(2)                        # a leaf that does not require grad
+    with pytest.raises(ValueError, match=r"names\['c'\] does not require grad"):
+        autograd_graph((a * frozen).sum(), {"a": a, "c": frozen})
+
+
+def test_a_named_leaf_the_loss_does_not_use_is_fine():
+    a, unused = _leaves((2,), (2,))
+    g = autograd_graph((a * 2).sum(), {"a": a, "unused": unused})
+    assert g.count("a") == 1 and g.count("unused") == 0
+
+
 def test_node_lookup_errors():
     loss, names = _reused_linear(2)
     g = autograd_graph(loss, names)
