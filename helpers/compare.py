@@ -4,7 +4,9 @@
     cmp.check()        # raises AssertionError naming every tensor that differs
 
 A `GradComparison` shows as a text table (``print``) and as an HTML table
-(the last line of a notebook cell).
+(the last line of a notebook cell). Both show only what any CPU reproduces:
+whether each tensor matches, its tolerance, and the size of a real difference;
+the rounding-level digits of a match stay in the rows (`cmp["w1"].max_abs_diff`).
 
 Two tensors `a` (ours) and `b` (the reference) match when every entry has
 ``|a - b| <= atol + rtol * |b|``. By default `rtol` comes from the less precise
@@ -115,18 +117,22 @@ class GradComparison:
         return self
 
     # -- display -----------------------------------------------------------
-    _HEADER = ("tensor", "shape", "exact", "allclose", "max|a-b|", "atol", "rel. error")
+    # Only what every CPU and torch release reproduces is shown. For a matching
+    # row, max|a-b| is rounding noise whose digits change with the CPU's kernels,
+    # so the table says only that it is within tolerance; the number is still in
+    # `row.max_abs_diff` for code that wants it. A real difference is shown with
+    # two significant digits, which rounding noise cannot change.
+    _HEADER = ("tensor", "shape", "allclose", "max|a-b|", "atol")
+    WITHIN = "within tol"
 
     def _cells(self) -> list[tuple[str, ...]]:
         return [
             (
                 r.name,
                 str(tuple(r.shape)),
-                "yes" if r.exact else "no",
                 "yes" if r.close else "NO",
-                _num(r.max_abs_diff),
+                self.WITHIN if r.close else _num(r.max_abs_diff),
                 _num(r.atol),
-                _num(r.rel_error),
             )
             for r in self.rows
         ]
