@@ -1,26 +1,34 @@
 # From `.g` to `.grad` -- one command to study, one to test.
-#   make lab        set up .venv and open JupyterLab on notebooks/
-#   make test       set up .venv, lint, unit tests and nbval (strict) on every notebook
-#   make notebooks  re-execute every notebook in place, fresh kernel, top to bottom
-#   make bench      time every notebook against an import-only floor
+#   make lab          set up .venv and open JupyterLab on notebooks/
+#   make test         set up .venv, lint, unit tests and nbval (strict) on every notebook
+#   make test-cpus    the same, with the notebooks run three times: on this CPU's own kernels,
+#                     and forced to AVX2 and to plain (no-SIMD) kernels, as other CPUs round
+#   make test-matrix  nbval under the oldest and the newest torch the course supports
+#   make notebooks    re-execute every notebook in place, fresh kernel, top to bottom
+#   make bench        time every notebook against an import-only floor
 # TORCH is the torch requirement pip installs; CI pins the CPU build, e.g.
 #   make test TORCH=torch==2.13.0
 
 PYTHON ?= python3
 VENV   ?= .venv
-TORCH  ?= torch>=2.1,<3
+MATRIX_DIR ?= .matrix
+TORCH  ?= torch>=2.9,<2.16
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# The notebooks split over two workers, one notebook each at a time (nbval needs
+# a notebook's cells in order, in one kernel).
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile
 
-.PHONY: install lab test unit lint notebooks bench clean
+.PHONY: install lab test test-cpus test-matrix unit lint notebooks bench clean
 
 install: $(STAMP)
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# -qq: pip's warnings about this machine's local package folders are noise; errors still show.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet "$(TORCH)" -e ".[test]"
+	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[test]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
@@ -31,7 +39,21 @@ lab: install
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 test: install lint
-	$(BIN)/python -m pytest
+	$(PYTEST)
+
+# ATEN_CPU_CAPABILITY picks torch's CPU kernels: "avx2" and "default" (no SIMD)
+# round like other machines do, so outputs that only this CPU reproduces fail here.
+test-cpus: install lint
+	$(BIN)/python -m pytest tests
+	@echo "== notebooks, this CPU's own kernels"
+	env -u ATEN_CPU_CAPABILITY $(PYTEST) notebooks
+	@echo "== notebooks, ATEN_CPU_CAPABILITY=avx2"
+	ATEN_CPU_CAPABILITY=avx2 $(PYTEST) notebooks
+	@echo "== notebooks, ATEN_CPU_CAPABILITY=default"
+	ATEN_CPU_CAPABILITY=default $(PYTEST) notebooks
+
+test-matrix:
+	PYTHON=$(PYTHON) MATRIX_DIR=$(MATRIX_DIR) tools/test_matrix.sh
 
 unit: install
 	$(BIN)/python -m pytest tests
@@ -46,4 +68,4 @@ bench: install
 	$(BIN)/python tools/bench.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(MATRIX_DIR) .pytest_cache .ruff_cache
