@@ -1,4 +1,12 @@
-"""Central finite-difference gradients in float64, the check that needs no calculus."""
+"""Reference gradients to check ours against, both called the same way.
+
+- `numerical_grads`: central finite differences in float64, the check that
+  needs no calculus.
+- `autograd_grads`: PyTorch's autograd, on detached copies, so the tensors
+  passed in (and their `.g` or `.grad`) are left alone.
+
+Both take ``loss_fn`` and ``{name: tensor}`` and return ``{name: gradient}``.
+"""
 
 from __future__ import annotations
 
@@ -72,3 +80,42 @@ def numerical_grads(
                 gflat[i] = (up - down) / (2 * eps)
             grads[name] = g
     return grads
+
+
+def autograd_grads(
+    loss_fn: Callable[..., torch.Tensor],
+    tensors: Mapping[str, torch.Tensor],
+) -> dict[str, torch.Tensor]:
+    """d loss / d tensor for every named tensor, computed by autograd on copies.
+
+    Args:
+        loss_fn: called as ``loss_fn(**copies)``; returns a scalar tensor built
+            from the copies with differentiable torch operations.
+        tensors: ``{name: floating-point tensor}``; they are not modified, and
+            no ``.grad`` appears on them.
+
+    Returns:
+        ``{name: gradient}``, each with its tensor's shape and dtype. A tensor
+        that the loss does not use gets zeros (its gradient is zero), not ``None``.
+    """
+    if not isinstance(tensors, Mapping) or not tensors:
+        raise ValueError("autograd_grads needs a non-empty dict of named tensors, e.g. {'w1': w1}")
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"{name} is a {type(t).__name__}, not a tensor")
+        if not t.is_floating_point():
+            raise TypeError(f"{name} is {t.dtype}; autograd needs floating-point tensors")
+    copies = {name: t.detach().clone().requires_grad_() for name, t in tensors.items()}
+    loss = loss_fn(**copies)
+    if not isinstance(loss, torch.Tensor) or loss.numel() != 1:
+        raise ValueError("loss_fn must return a scalar tensor")
+    if not loss.requires_grad:
+        raise ValueError(
+            "the loss does not depend on any of the tensors through autograd "
+            "(was it computed under torch.no_grad(), or from .detach()ed copies?)"
+        )
+    grads = torch.autograd.grad(loss, list(copies.values()), allow_unused=True)
+    return {
+        name: torch.zeros_like(t) if g is None else g
+        for (name, t), g in zip(copies.items(), grads)
+    }

@@ -50,3 +50,42 @@ def test_float32_loss_is_refused():
     w = torch.ones(2, dtype=torch.float64)
     with pytest.raises(TypeError, match="loss_fn returned torch.float32"):
         numerical_grads(lambda w: w.float().sum(), {"w": w})
+
+
+def test_autograd_grads_match_finite_differences_and_leave_inputs_alone():
+    from helpers import autograd_grads
+
+    g = torch.Generator().manual_seed(1)
+    w = torch.randn(3, 2, generator=g, dtype=torch.float64)
+    x = torch.randn(5, 3, generator=g, dtype=torch.float64)
+
+    def loss(w, x):
+        return ((x @ w).clamp_min(0) ** 2).mean()
+
+    ag = autograd_grads(loss, {"w": w, "x": x})
+    compare(ag, numerical_grads(loss, {"w": w, "x": x}), rtol=1e-6).check()
+    assert w.grad is None and not w.requires_grad and not hasattr(w, "g")
+
+
+def test_autograd_grads_unused_tensor_gets_zeros():
+    from helpers import autograd_grads
+
+    a, b = torch.ones(2), torch.ones(3)
+    grads = autograd_grads(lambda a, b: (a * 2).sum(), {"a": a, "b": b})
+    assert torch.equal(grads["a"], torch.full((2,), 2.0))
+    assert torch.equal(grads["b"], torch.zeros(3))
+
+
+def test_autograd_grads_bad_input_names_the_problem():
+    from helpers import autograd_grads
+
+    with pytest.raises(TypeError, match="w is a list"):
+        autograd_grads(lambda w: w.sum(), {"w": [1.0]})
+    with pytest.raises(TypeError, match="w is torch.int64"):
+        autograd_grads(lambda w: w.sum(), {"w": torch.ones(2, dtype=torch.long)})
+    with pytest.raises(ValueError, match="scalar"):
+        autograd_grads(lambda w: w * 2, {"w": torch.ones(2)})
+    with pytest.raises(ValueError, match="does not depend"):
+        autograd_grads(lambda w: w.detach().sum(), {"w": torch.ones(2)})
+    with pytest.raises(ValueError, match="non-empty dict"):
+        autograd_grads(lambda: 0, {})
