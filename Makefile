@@ -4,8 +4,11 @@
 #   make test-cpus    the same, with the notebooks run three times: on this CPU's own kernels,
 #                     and forced to AVX2 and to plain (no-SIMD) kernels, as other CPUs round
 #   make test-matrix  nbval under the oldest and the newest torch the course supports
+#   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib
 #   make notebooks    re-execute every notebook in place, fresh kernel, top to bottom
 #   make bench        time every notebook against an import-only floor
+#   make site         the course as a static website in _site/ (committed outputs, no re-run)
+#   make test-site    build the site and check every page in headless Chromium
 # TORCH is the torch requirement pip installs; CI pins the CPU build, e.g.
 #   make test TORCH=torch==2.13.0
 
@@ -20,6 +23,7 @@ STAMP  := $(VENV)/.installed
 PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile
 
 .PHONY: install lab test test-cpus test-matrix unit lint notebooks bench clean
+.PHONY: site test-site test-bare
 
 install: $(STAMP)
 
@@ -68,4 +72,28 @@ bench: install
 	$(BIN)/python tools/bench.py
 
 clean:
-	rm -rf $(VENV) $(MATRIX_DIR) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(MATRIX_DIR) $(BARE) .pytest_cache .ruff_cache
+
+# The course website (website/build.py): Sphinx + MyST-NB render the committed
+# notebooks with their outputs, nothing is executed. Its tools are the `site` extra.
+SITE_DIR   ?= _site
+SITE_STAMP := $(VENV)/.installed-site
+
+$(SITE_STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[site]"
+	touch $(SITE_STAMP)
+
+site: $(SITE_STAMP)
+	$(BIN)/python website/build.py $(SITE_DIR)
+
+# Never skips: a missing chromium (Debian: apt-get install chromium) fails.
+test-site: install site
+	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest tests/test_site.py
+
+# A venv with only torch, numpy, matplotlib and ipykernel: notebook 01's first cell
+# must install the course's helpers there by itself (tests/test_bare_kernel.py).
+BARE ?= .bare
+test-bare: install
+	test -x $(BARE)/bin/python || $(PYTHON) -m venv $(BARE)
+	$(BARE)/bin/python -m pip install -qq "$(TORCH)" numpy matplotlib ipykernel
+	BARE_PYTHON=$(abspath $(BARE))/bin/python $(BIN)/python -m pytest tests/test_bare_kernel.py
