@@ -72,7 +72,7 @@ bench: install
 	$(BIN)/python tools/bench.py
 
 clean:
-	rm -rf $(VENV) $(MATRIX_DIR) $(BARE) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(MATRIX_DIR) $(BARE) $(SITE_DIR) .pytest_cache .ruff_cache
 
 # The course website (website/build.py): Sphinx + MyST-NB render the committed
 # notebooks with their outputs, nothing is executed. Its tools are the `site` extra.

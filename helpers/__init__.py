@@ -9,14 +9,13 @@ One concern a module:
 - `helpers.plots`     figures: the lesson-8 layer flow, autograd graphs, log-log axes
 """
 
-from helpers.compare import GradComparison, compare, grads_of
+from helpers.compare import compare, grads_of
 from helpers.data import make_weights, seed_everything, synthetic_regression
 from helpers.graph import autograd_graph
 from helpers.numerical import autograd_grads, numerical_grads
 from helpers.plots import draw_graphs, draw_layer_flow, log_log_axes
 
 __all__ = [
-    "GradComparison",
     "autograd_grads",
     "autograd_graph",
     "compare",

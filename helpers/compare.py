@@ -80,7 +80,6 @@ class Row:
 
     name: str
     shape: tuple[int, ...]
-    exact: bool
     close: bool
     max_abs_diff: float
     rel_error: float
@@ -231,7 +230,6 @@ def compare(
             Row(
                 name=name,
                 shape=tuple(a.shape),
-                exact=bool(torch.equal(a64, b64)),
                 close=bool(torch.allclose(a64, b64, rtol=r, atol=at)),
                 max_abs_diff=float(diff.max()) if diff.numel() else 0.0,
                 rel_error=(float(diff.max()) / max(1e-8, scale)) if diff.numel() else 0.0,

@@ -57,8 +57,6 @@ def test_comparison_tables_pass_through_unchanged():
 
 
 def test_addresses_are_masked():
-    shown = repr(torch.relu) if "0x" in repr(torch.relu) else f"<function f at {hex(id(CFG))}>"
-    assert "0xADDRESS" in sanitize(shown)
     assert sanitize("<function f at 0x7f3a1c2b4d60>") == "<function f at 0xADDRESS>"
 
 

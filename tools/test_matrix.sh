@@ -13,7 +13,7 @@ PYTHON="${PYTHON:-python3}"
 MATRIX_DIR="${MATRIX_DIR:-.matrix}"
 specs=("$@")
 [ ${#specs[@]} -gt 0 ] || specs=("torch==2.9.1" "torch==2.15.0")
-want="$(cat pyproject.toml | sha256sum | cut -c1-16)"
+want="$(sha256sum < pyproject.toml | cut -c1-16)"
 
 for spec in "${specs[@]}"; do
     venv="$MATRIX_DIR/${spec//[^A-Za-z0-9.]/-}"
