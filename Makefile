@@ -32,7 +32,7 @@ $(BIN)/python:
 
 # -qq: pip's warnings about this machine's local package folders are noise; errors still show.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[test]"
+	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[lab,test]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 
@@ -62,8 +62,11 @@ test-matrix:
 unit: install
 	$(BIN)/python -m pytest tests
 
+# Notebook code fits the site's text column: 79 characters (tests/test_notebook_shape.py
+# checks the printed outputs too).
 lint: install
-	$(BIN)/ruff check helpers tests notebooks tools
+	$(BIN)/ruff check helpers tests tools
+	$(BIN)/ruff check --line-length 79 notebooks
 
 notebooks: install
 	$(BIN)/python tools/run_notebooks.py

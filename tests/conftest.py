@@ -37,3 +37,22 @@ def reused_linear(depth, n=4, h=3):
         hid = mid(hid).clamp(min=0)
     loss = nn.functional.mse_loss(last(hid), torch.zeros(n, 2), reduction="sum")
     return loss, dict(model.named_parameters())
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Kill rate of the automatic mutants of the solutions, per notebook (test_exercises)."""
+    per_notebook = {}
+    for status in ("passed", "failed"):
+        for report in terminalreporter.stats.get(status, []):
+            for key, value in getattr(report, "user_properties", []):
+                if key == "mutants" and report.when == "call":
+                    notebook, _, total, killed, equivalent = value
+                    t = per_notebook.setdefault(notebook, [0, 0, 0])
+                    t[0], t[1], t[2] = t[0] + total, t[1] + killed, t[2] + equivalent
+    if per_notebook:
+        terminalreporter.section("mutants of the exercise solutions")
+        for notebook, (total, killed, equivalent) in sorted(per_notebook.items()):
+            rate = killed / max(total - equivalent, 1)
+            terminalreporter.write_line(
+                f"{notebook}: {killed}/{total - equivalent} killed ({rate:.0%}), "
+                f"{equivalent} listed as equivalent, {total} in all")

@@ -1,30 +1,49 @@
-"""Every exercise check passes on its notebook's solution and fails on wrong answers.
+"""The exercise checks: they pass every right answer, reject every wrong one, never crash.
 
 The solutions are the code blocks inside each notebook's collapsed
-``<details>`` cells; the wrong answers are catalogued per notebook in
-``tests/wrong_answers_nbNN.py`` as ``WRONG = [(check, mistake, code, message), ...]``:
-`code` defines the wrong answer and calls `check` on it, which must raise an
-`AssertionError` whose message matches the regex `message`, a sentence a learner
-can act on.
+``<details>`` cells. Beside them, per notebook:
+
+- ``tests/wrong_answers_nbNN.py``: ``WRONG = [(check, mistake, code, message), ...]``,
+  plausible wrong answers; `code` defines one and calls `check` on it, which must
+  raise an `AssertionError` whose message matches the regex `message`. And
+  ``EQUIVALENT = {(exercise, mutant label): reason}``: automatic mutants of a
+  solution that are right answers too, each with the reason.
+- ``tests/valid_answers_nbNN.py``: ``VALID = [(check, how, code), ...]``, right
+  answers written differently from the solution (at least two per check); each
+  must pass.
+
+Every solution is also mutated automatically (`tests/mutation.py`); every mutant
+must be rejected or listed as equivalent. Every check is fed wrong types and must
+answer with an `AssertionError`, never another exception. And in a real kernel a
+failed check shows its sentence, not its source.
 """
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
+import io
 import json
 import math
+import os
 import pathlib
 import random
 import re
+import signal
+import time
+import traceback
 
 import pytest
 import torch
+from mutation import mutants
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+CHECKS_DIR = str(ROOT / "helpers" / "checks")
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SOLUTION = re.compile(r"<details>.*?```python\n(.*?)```.*?</details>", re.S)
 EXERCISE = re.compile(r"^### Exercise (\d+) ", re.M)
+MUTANT_SECONDS = 10
 
 
 def exercises(path: pathlib.Path) -> list[tuple[int, str]]:
@@ -48,6 +67,11 @@ def checks_module(path: pathlib.Path):
     return importlib.import_module(f"helpers.checks.nb{path.name[:2]}")
 
 
+def check_names(module) -> list[str]:
+    return sorted(name for name, f in inspect.getmembers(module, inspect.isfunction)
+                  if name.startswith("check_") and f.__module__ == module.__name__)
+
+
 def namespace(module) -> dict:
     """What a solution may use: the usual imports and what the check module exports."""
     names = {"torch": torch, "nn": torch.nn, "math": math, "random": random}
@@ -55,15 +79,38 @@ def namespace(module) -> dict:
     return names
 
 
-def wrong_answers(path: pathlib.Path) -> list:
+def catalogue(path: pathlib.Path, kind: str, name: str, default):
     try:
-        return importlib.import_module(f"wrong_answers_nb{path.name[:2]}").WRONG
+        return getattr(importlib.import_module(f"{kind}_nb{path.name[:2]}"), name, default)
     except ModuleNotFoundError:
-        return []  # test_every_check_has_a_wrong_answer reports it
+        return default  # the tests that need the file report it
+
+
+def run(code: str, module, label: str) -> BaseException | None:
+    """Execute an answer (it calls its check); the exception it raised, or None."""
+    def too_slow(*_):
+        raise TimeoutError(f"{label} ran over {MUTANT_SECONDS} s")
+    old = signal.signal(signal.SIGALRM, too_slow)
+    signal.setitimer(signal.ITIMER_REAL, MUTANT_SECONDS)
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, label, "exec"), namespace(module))
+    except BaseException as e:  # noqa: BLE001 -- the caller judges it
+        return e
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    return None
+
+
+def raised_in_check(e: BaseException) -> bool:
+    """True when a non-AssertionError escaped from the check's own code."""
+    return any(f.filename.startswith(CHECKS_DIR) for f in traceback.extract_tb(e.__traceback__))
 
 
 SOLUTIONS = [(p, n, code) for p in NOTEBOOKS for n, code in exercises(p)]
-WRONGS = [(p, *w) for p in NOTEBOOKS for w in wrong_answers(p)]
+WRONGS = [(p, *w) for p in NOTEBOOKS for w in catalogue(p, "wrong_answers", "WRONG", [])]
+VALIDS = [(p, *v) for p in NOTEBOOKS for v in catalogue(p, "valid_answers", "VALID", [])]
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
@@ -78,26 +125,160 @@ def test_every_exercise_has_one_hidden_solution(path):
 
 @pytest.mark.parametrize(("path", "number", "code"), SOLUTIONS,
                          ids=[f"{p.name[:2]}-ex{n}" for p, n, _ in SOLUTIONS])
-def test_solution_passes_its_check(path, number, code, capsys):
+def test_solution_passes_its_check(path, number, code):
     module = checks_module(path)
-    assert any(name in code for name in module.__all__ if name.startswith("check_")), \
+    assert any(name in code for name in check_names(module)), \
         f"{path.name} exercise {number}: the solution never calls its check"
-    exec(compile(code, f"{path.name} exercise {number}", "exec"), namespace(module))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, f"{path.name} exercise {number}", "exec"), namespace(module))
+    assert out.getvalue().startswith("✓ "), f"a passed check says so: {out.getvalue()!r}"
 
 
 @pytest.mark.parametrize(("path", "check", "mistake", "code", "message"), WRONGS,
                          ids=[f"{w[0].name[:2]}-{w[1]}-{w[2]}" for w in WRONGS])
-def test_wrong_answer_fails_with_a_message(path, check, mistake, code, message, capsys):
+def test_wrong_answer_fails_with_a_message(path, check, mistake, code, message):
     module = checks_module(path)
     assert check in code, f"the wrong answer '{mistake}' never calls {check}"
-    with pytest.raises(AssertionError, match=message):
-        exec(compile(code, f"wrong answer: {mistake}", "exec"), namespace(module))
+    e = run(code, module, f"wrong answer: {mistake}")
+    assert isinstance(e, AssertionError), f"'{mistake}' was not rejected: {e!r}"
+    assert re.search(message, str(e)), f"'{mistake}': {str(e)!r} does not match {message!r}"
+
+
+@pytest.mark.parametrize(("path", "check", "how", "code"), VALIDS,
+                         ids=[f"{v[0].name[:2]}-{v[1]}-{v[2]}" for v in VALIDS])
+def test_valid_variant_passes(path, check, how, code):
+    module = checks_module(path)
+    assert check in code, f"the valid answer '{how}' never calls {check}"
+    e = run(code, module, f"valid answer: {how}")
+    assert e is None, f"the right answer '{how}' was rejected:\n{e}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
-def test_every_check_has_a_wrong_answer(path):
+def test_every_check_has_wrong_and_valid_answers(path):
+    checks = set(check_names(checks_module(path)))
+    wrong = {w[0] for w in catalogue(path, "wrong_answers", "WRONG", [])}
+    valid = [v[0] for v in catalogue(path, "valid_answers", "VALID", [])]
+    assert checks and checks <= wrong, f"no wrong answer tried for {sorted(checks - wrong)}"
+    few = sorted(c for c in checks if valid.count(c) < 2)
+    assert not few, f"fewer than two valid variants for {few}"
+
+
+def captured_answers(path: pathlib.Path) -> dict[str, tuple]:
+    """{check name: the arguments the solution passes it}, by running the solutions."""
     module = checks_module(path)
-    checks = {name for name, f in inspect.getmembers(module, inspect.isfunction)
-              if name.startswith("check_") and f.__module__ == module.__name__}
-    tried = {w[0] for w in wrong_answers(path)}
-    assert checks and checks <= tried, f"no wrong answer tried for {sorted(checks - tried)}"
+    calls: dict[str, tuple] = {}
+    for _, code in exercises(path):
+        names = namespace(module)
+        for name in check_names(module):
+            names[name] = (lambda n: lambda *args: calls.setdefault(n, args))(name)
+        with contextlib.redirect_stdout(io.StringIO()):
+            exec(compile(code, "solution", "exec"), names)
+    return calls
+
+
+BAD = [None, 3, 2.5, "text", [1, 2], (3, 4), {"a": None}, torch.zeros(2),
+       lambda *a, **k: None, lambda *a, **k: 1, object]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_checks_answer_wrong_types_with_a_sentence(path):
+    module = checks_module(path)
+    answers = captured_answers(path)
+    assert set(answers) == set(check_names(module)), "a check no solution calls"
+    for name, args in answers.items():
+        for i in range(len(args)):
+            for bad in BAD:
+                given = (*args[:i], bad, *args[i + 1:])
+                with contextlib.redirect_stdout(io.StringIO()):
+                    try:
+                        getattr(module, name)(*given)
+                    except AssertionError as e:
+                        first = str(e).split("\n")[0]
+                        assert len(first) > 15, f"{name}({bad!r}): a terse message {first!r}"
+                        continue
+                    except Exception as e:  # noqa: BLE001
+                        pytest.fail(f"{name} crashed on argument {i} = {bad!r}: {e!r}")
+                pytest.fail(f"{name} accepted argument {i} = {bad!r}")
+
+
+MUTATED = [(p, n, code) for p, n, code in SOLUTIONS]
+
+
+@pytest.mark.parametrize(("path", "number", "code"), MUTATED,
+                         ids=[f"{p.name[:2]}-ex{n}" for p, n, _ in MUTATED])
+def test_every_mutant_of_the_solution_is_rejected(path, number, code, record_property):
+    module = checks_module(path)
+    equivalent = {label: why for (n, label), why in
+                  catalogue(path, "wrong_answers", "EQUIVALENT", {}).items() if n == number}
+    survivors, crashed, killed, total, listed = [], [], 0, 0, set()
+    for label, mutant in mutants(code):
+        total += 1
+        e = run(mutant, module, label)
+        if label in equivalent:
+            listed.add(label)
+            if e is not None:
+                crashed.append(f"{label}: listed as equivalent, but rejected: "
+                               f"{str(e).splitlines()[0] if str(e) else repr(e)}")
+            continue
+        if e is None:
+            survivors.append(label)
+        elif not isinstance(e, (AssertionError, TimeoutError)) and raised_in_check(e):
+            crashed.append(f"{label}: the check crashed with {e!r}")
+        else:
+            killed += 1
+    stale = sorted(set(equivalent) - listed)
+    record_property("mutants", (path.name[:2], number, total, killed, len(listed)))
+    problems = ([f"survived: {s}" for s in survivors] + crashed
+                + [f"listed as equivalent, but no such mutant: {s}" for s in stale])
+    assert not problems, (f"{path.name} exercise {number}: {killed}/{total - len(listed)} "
+                          "mutants killed\n" + "\n".join(problems))
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_checks_are_quick(path):
+    """A learner waits for the checks: all of a notebook's take under a second."""
+    module = checks_module(path)
+    best = math.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        for _, code in exercises(path):
+            assert run(code, module, "solution") is None
+        best = min(best, time.perf_counter() - start)
+    assert best < 1.0, f"{path.name}: the checks take {best:.2f} s"
+
+
+@pytest.mark.skipif(os.environ.get("ATEN_CPU_CAPABILITY") is not None,
+                    reason="once is enough")
+def test_a_failed_check_shows_its_sentence_in_a_kernel():
+    """In Jupyter a wrong answer shows the check's verdict, not the check's source."""
+    from jupyter_client.manager import start_new_kernel
+    km, kc = start_new_kernel(kernel_name="python3")
+    try:
+        def error_of(code):
+            sent, error = kc.execute(code), ""
+            while True:
+                msg = kc.get_iopub_msg(timeout=60)
+                if msg["parent_header"].get("msg_id") != sent:
+                    continue
+                if msg["msg_type"] == "error":
+                    error = "\n".join(msg["content"]["traceback"])
+                if msg["msg_type"] == "status" and msg["content"]["execution_state"] == "idle":
+                    return error
+        wrong = ("from helpers.checks.nb01 import check_sigmoid_grad\n"
+                 "def sigmoid_grad(inp, out):\n"
+                 "    inp.g = out * (1 - out)\n"
+                 "check_sigmoid_grad(sigmoid_grad)\n")
+        shown = error_of(wrong)
+        assert "Check failed" in shown and "inp.g" in shown, shown
+        assert "def check_" not in shown and "helpers/checks" not in shown, shown
+        assert len(shown.splitlines()) < 15, shown
+        raising = ("def sigmoid_grad(inp, out):\n"
+                   "    inp.g = out.g * out * (1 - out) / undefined_name\n"
+                   "check_sigmoid_grad(sigmoid_grad)\n")
+        shown = error_of(raising)
+        assert "NameError" in shown and "undefined_name" in shown, shown
+        assert "helpers/checks" not in shown, shown
+    finally:
+        kc.stop_channels()
+        km.shutdown_kernel(now=True)

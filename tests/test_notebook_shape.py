@@ -1,0 +1,74 @@
+"""The notebooks' shape: short enough to read, narrow enough for the site's text column.
+
+- at most 80 cells and 3,200 words of prose a notebook (code and folded
+  solutions not counted), and a median code cell of at most 10 non-blank lines;
+- code lines and printed output lines at most 79 characters (the site shows
+  about 79 beside the page's contents list); error messages and HTML tables are
+  left to the site, which wraps or scrolls them (tests/test_site.py).
+
+    python tests/test_notebook_shape.py      # prints the numbers for every notebook
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+import statistics
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+WIDTH, MAX_CELLS, MAX_WORDS, MAX_MEDIAN = 79, 80, 3200, 10
+DETAILS = re.compile(r"<details>.*?</details>", re.S)
+
+
+def cells(path):
+    return json.loads(path.read_text())["cells"]
+
+
+def shape(path) -> dict:
+    cs = cells(path)
+    prose = " ".join(DETAILS.sub("", "".join(c["source"])) for c in cs
+                     if c["cell_type"] == "markdown")
+    code = [c for c in cs if c["cell_type"] == "code" and "launch" not in
+            c["metadata"].get("tags", [])]
+    lines = [sum(1 for line in "".join(c["source"]).splitlines() if line.strip()) for c in code]
+    return {"cells": len(cs), "words": len(prose.split()),
+            "median code lines": statistics.median(lines) if lines else 0}
+
+
+def wide_lines(path) -> list[str]:
+    found = []
+    for i, c in enumerate(cells(path)):
+        if c["cell_type"] != "code":
+            continue
+        texts = ["".join(c["source"])]
+        for out in c.get("outputs", []):
+            if out["output_type"] == "stream":
+                texts.append("".join(out["text"]))
+            elif "text/plain" in out.get("data", {}) and "text/html" not in out["data"]:
+                texts.append("".join(out["data"]["text/plain"]))
+        found += [f"cell {i}: {line}" for t in texts for line in t.splitlines()
+                  if len(line) > WIDTH]
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_notebook_is_short(path):
+    s = shape(path)
+    assert s["cells"] <= MAX_CELLS, s
+    assert s["words"] <= MAX_WORDS, s
+    assert s["median code lines"] <= MAX_MEDIAN, s
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_code_and_outputs_fit_the_text_column(path):
+    wide = wide_lines(path)
+    assert not wide, f"{len(wide)} lines over {WIDTH} characters:\n" + "\n".join(wide[:20])
+
+
+if __name__ == "__main__":
+    for p in NOTEBOOKS:
+        print(p.name[:2], shape(p), f"{len(wide_lines(p))} wide lines")
