@@ -38,7 +38,10 @@ $(STAMP): pyproject.toml | $(BIN)/python
 
 # Localhost only, token authentication on (the login link is printed).
 # --allow-root only when run as root (containers), where Jupyter refuses otherwise.
+# tools/lab_overrides.json: no pop-up asking about Jupyter news, no update check.
 lab: install
+	mkdir -p $(VENV)/share/jupyter/lab/settings
+	cp tools/lab_overrides.json $(VENV)/share/jupyter/lab/settings/overrides.json
 	$(BIN)/jupyter lab --notebook-dir=notebooks --ServerApp.ip=127.0.0.1 \
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 

@@ -33,6 +33,7 @@ import re
 import signal
 import time
 import traceback
+import warnings
 
 import pytest
 import torch
@@ -93,7 +94,8 @@ def run(code: str, module, label: str) -> BaseException | None:
     old = signal.signal(signal.SIGALRM, too_slow)
     signal.setitimer(signal.ITIMER_REAL, MUTANT_SECONDS)
     try:
-        with contextlib.redirect_stdout(io.StringIO()):
+        with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # e.g. the SyntaxWarning of a mutant's `is 0`
             exec(compile(code, label, "exec"), namespace(module))
     except BaseException as e:  # noqa: BLE001 -- the caller judges it
         return e
