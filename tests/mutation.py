@@ -3,7 +3,8 @@
 `mutants(code)` parses a solution and yields `(label, mutated_code)` for every
 place where one of the operators below applies. A label names the operator, the
 line, and the code before and after ("line 3, `+=` -> `=`: x.g += g -> x.g = g"),
-so that a mutant listed as equivalent keeps its name while the solution stays.
+so that a mutant listed as equivalent keeps its name while the solution stays;
+the same change at a second place of one line gets " (#2)".
 
 Operators: `+=` -> `=` (and `+=` <-> `-=`); drop a term or a factor of a binary
 operation; swap the operands of `-`, `/`, `@`, `**`; `+` <-> `-`, `*` <-> `/`;
@@ -156,6 +157,7 @@ def mutants(code: str) -> Iterator[tuple[str, str]]:
     skipper.visit(tree)
     nodes = list(_walk(tree))
     seen = {ast.unparse(tree)}
+    labels: dict[str, int] = {}  # the same change at two places of a line: "(#2)"
     for index, node in enumerate(nodes):
         if id(node) in skipper.skip:
             continue
@@ -173,7 +175,9 @@ def mutants(code: str) -> Iterator[tuple[str, str]]:
             seen.add(text)
             before = ast.unparse(node).split("\n")[0]
             after = "pass" if replacement is None else ast.unparse(replacement).split("\n")[0]
-            yield f"line {node.lineno}, {operator}: {before} -> {after}", text
+            label = f"line {node.lineno}, {operator}: {before} -> {after}"
+            labels[label] = labels.get(label, 0) + 1
+            yield label + (f" (#{labels[label]})" if labels[label] > 1 else ""), text
 
 
 def _walk(tree: ast.AST) -> Iterator[ast.AST]:
