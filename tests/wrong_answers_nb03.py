@@ -14,7 +14,7 @@ class TanhFn(torch.autograd.Function):
         (out,) = ctx.saved_tensors
         return 1 - out**2
 check_tanh_fn(TanhFn)
-""", r"should return out_g \* \(1 - out\*\*2\)"),
+""", r"should return out_g \* \(1 - out\*\*2\)(.|\n)*you left out out_g"),
     ("check_tanh_fn", "derivative written with the input, not the output", """
 class TanhFn(torch.autograd.Function):
     @staticmethod
@@ -27,7 +27,7 @@ class TanhFn(torch.autograd.Function):
         (inp,) = ctx.saved_tensors
         return out_g * (1 - inp**2)
 check_tanh_fn(TanhFn)
-""", r"should return out_g \* \(1 - out\*\*2\)"),
+""", r"should return out_g \* \(1 - out\*\*2\)(.|\n)*derivative with the input"),
     ("check_tanh_fn", "nothing saved for backward", """
 class TanhFn(torch.autograd.Function):
     @staticmethod
@@ -39,27 +39,27 @@ class TanhFn(torch.autograd.Function):
         (out,) = ctx.saved_tensors
         return out_g * (1 - out**2)
 check_tanh_fn(TanhFn)
-""", r"your backward raised ValueError(.|\n)*Hint: save the output in forward"),
+""", r"your backward raised ValueError(.|\n)*saved no tensor(.|\n)*ctx.save_for_backward"),
     ("check_accumulate_grads", "forgot zero_grad: the old gradient stays", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         (net(x, y) / n_chunks).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"still holds the old gradient(.|\n)*net.zero_grad\(\)"),
+""", r"the old gradient stayed in .grad(.|\n)*net.zero_grad\(\)"),
     ("check_accumulate_grads", "forgot the 1/n_chunks", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         net(x, y).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"4 times the full-batch gradient(.|\n)*divide it by n_chunks"),
+""", r"did not divide each chunk's loss by n_chunks \(3 times the full-batch"),
     ("check_accumulate_grads", "zero_grad inside the loop", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         net.zero_grad()
         (net(x, y) / n_chunks).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"only the last chunk's share is left"),
+""", r"cleared the gradients between chunks"),
     ("check_accumulate_grads", "one backward on the whole batch", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
@@ -77,7 +77,7 @@ def make_sequential(w1, b1, w2, b2):
         seq[2].bias.copy_(b2)
     return seq
 check_sequential(make_sequential)
-""", r"make_sequential raised RuntimeError(.|\n)*Hint: nn.Linear stores its weight as \(out, in\)"),
+""", r"make_sequential raised RuntimeError(.|\n)*Hint: .*stores its weight as \(out, in\)"),
     ("check_sequential", "copied without torch.no_grad()", """
 def make_sequential(w1, b1, w2, b2):
     (n_in, nh), n_out = w1.shape, w2.shape[1]
@@ -108,4 +108,229 @@ def make_sequential(w1, b1, w2, b2):
     return seq
 check_sequential(make_sequential)
 """, r"output differs from lin -> relu -> lin"),
+    ("check_tanh_fn", "the sigmoid's derivative, copied from notebook 01", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = torch.tanh(inp)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * out * (1 - out)
+check_tanh_fn(TanhFn)
+""", r"Your result is what you get if you used the sigmoid's derivative"),
+    ("check_tanh_fn", "backward returns out_g unchanged", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        return torch.tanh(inp)
+
+    @staticmethod
+    def backward(ctx, out_g):
+        return out_g
+check_tanh_fn(TanhFn)
+""", r"you returned out_g without tanh's derivative"),
+    ("check_tanh_fn", "forward works in place on the input", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = inp.tanh_()
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"your forward changed x in place"),
+    ("check_tanh_fn", "backward squares the saved output in place", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = torch.tanh(inp)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out.pow_(2))
+check_tanh_fn(TanhFn)
+""", r"your backward changed out in place"),
+    ("check_tanh_fn", "the output marked non-differentiable", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = torch.tanh(inp)
+        ctx.save_for_backward(out)
+        ctx.mark_non_differentiable(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"does not require grad"),
+    ("check_tanh_fn", "an nn.Module instead of a Function", """
+class TanhFn(nn.Module):
+    def forward(self, inp):
+        return torch.tanh(inp)
+check_tanh_fn(TanhFn)
+""", r"derived from torch.autograd.Function, but it is the class TanhFn, derived from Module"),
+    ("check_accumulate_grads", "every backward on the whole batch, divided by n_chunks", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(inp, targ) / n_chunks).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"every backward carried the whole batch's loss"),
+    ("check_accumulate_grads", "split(n_chunks): chunks of n_chunks rows", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.split(n_chunks), targ.split(n_chunks)):
+        (net(x, y) / n_chunks).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"expected one backward per chunk, but backward reached the weights 16 time"),
+    ("check_accumulate_grads", "the chunk losses summed, one backward", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    total = 0
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        total = total + net(x, y) / n_chunks
+    total.backward()
+check_accumulate_grads(accumulate_grads)
+""", r"expected one backward per chunk, but backward reached the weights 1 time"),
+    ("check_accumulate_grads", "zero_grad after the loop", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) / n_chunks).backward()
+    net.zero_grad()
+check_accumulate_grads(accumulate_grads)
+""", r"is None: did you clear the gradients after the backward calls"),
+    ("check_accumulate_grads", "zero_grad(set_to_none=False) after the loop", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) / n_chunks).backward()
+    net.zero_grad(set_to_none=False)
+check_accumulate_grads(accumulate_grads)
+""", r"you cleared the gradients after the backward calls, not before them"),
+    ("check_accumulate_grads", "took an optimizer step too", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) / n_chunks).backward()
+    torch.optim.SGD(net.parameters(), lr=0.1).step()
+check_accumulate_grads(accumulate_grads)
+""", r"changed lin1.weight: it should only compute gradients"),
+    ("check_accumulate_grads", "froze the weights after the loop", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) / n_chunks).backward()
+    net.requires_grad_(False)
+check_accumulate_grads(accumulate_grads)
+""", r"switched off requires_grad of lin1.weight"),
+    ("check_accumulate_grads", "the same first chunk every time", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    x, y = inp.chunk(n_chunks)[0], targ.chunk(n_chunks)[0]
+    for _ in range(n_chunks):
+        (net(x, y) / n_chunks).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"the accumulated .grad is not the full-batch gradient"),
+    ("check_sequential", "parameters frozen (requires_grad off)", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq.requires_grad_(False)
+check_sequential(make_sequential)
+""", r"has requires_grad=False"),
+    ("check_sequential", "biases zeroed instead of copied", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.zero_()
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.zero_()
+    return seq
+check_sequential(make_sequential)
+""", r"output differs from lin -> relu -> lin"),
+    ("check_sequential", "reshape where a transpose belongs", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.reshape(nh, n_in))
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.reshape(n_out, nh))
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"you put w1 into the layer as it is, not transposed"),
+    ("check_sequential", ".data pointing at the caller's tensors", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    seq[0].weight.data, seq[0].bias.data = w1.t(), b1
+    seq[2].weight.data, seq[2].bias.data = w2.t(), b2
+    return seq
+check_sequential(make_sequential)
+""", r"a step on the model changed the weights passed in"),
+    ("check_sequential", "transposed the caller's weight in place", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t_())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"building the model changed w1 in place"),
+    ("check_sequential", "layers without bias", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh, bias=False), nn.ReLU(),
+                        nn.Linear(nh, n_out, bias=False))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[2].weight.copy_(w2.t())
+    return seq
+check_sequential(make_sequential)
+""", r"register 4 parameters"),
+    ("check_sequential", "a ModuleList instead of a Sequential", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.ModuleList([nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out)])
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"should return an nn.Sequential, not a ModuleList"),
+    ("check_sequential", ".contiguous() taken for a copy", """
+def make_sequential(w1, b1, w2, b2):
+    lin1, lin2 = nn.Linear(*w1.shape), nn.Linear(*w2.shape)
+    lin1.weight = nn.Parameter(w1.t().clone())
+    lin1.bias = nn.Parameter(b1.clone())
+    lin2.weight = nn.Parameter(w2.t().contiguous())  # (1, nh): already contiguous, no copy
+    lin2.bias = nn.Parameter(b2.clone())
+    return nn.Sequential(lin1, nn.ReLU(), lin2)
+check_sequential(make_sequential)
+""", r"a step on the model changed the weights passed in: the model shares their memory"),
 ]

@@ -5,8 +5,16 @@ from __future__ import annotations
 import torch
 from torch import nn
 
-from helpers.checks import call_answer, expect_close
-from helpers.compare import compare
+from helpers.checks import (
+    CheckFailed,
+    call_answer,
+    exercise_check,
+    expect_close,
+    expect_tensor,
+    expect_unchanged,
+    passed,
+    snapshot,
+)
 from helpers.data import make_weights, synthetic_regression
 
 __all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn"]
@@ -14,33 +22,110 @@ __all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn"]
 WEIGHT_NAMES = ("w1", "b1", "w2", "b2")
 
 
-def check_tanh_fn(TanhFn) -> None:
-    """Exercise 1: `TanhFn`, an `autograd.Function` for tanh; checked by autograd and gradcheck."""
-    if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
-        raise AssertionError("TanhFn should be a class derived from torch.autograd.Function")
-    g = torch.Generator().manual_seed(3)
-    x = torch.randn(6, 4, generator=g, dtype=torch.float64, requires_grad=True)
-    upstream = torch.randn(6, 4, generator=g, dtype=torch.float64)  # dL/d(out), not all ones
-    out = call_answer(TanhFn.apply, x, what="TanhFn.apply (your forward)",
-                      hint="forward(ctx, inp) computes torch.tanh(inp) and returns it")
-    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
-        raise AssertionError("your forward should return torch.tanh(inp), a tensor shaped like inp")
-    expect_close({"out": out}, {"out": torch.tanh(x.detach())},
-                 "your forward should return torch.tanh(inp)")
-    call_answer(lambda: (out * upstream).sum().backward(), what="your backward",
-                hint="save the output in forward with ctx.save_for_backward(out); in backward "
-                     "read it with (out,) = ctx.saved_tensors and return one gradient")
-    if x.grad is None:
-        raise AssertionError("your backward returned None: return the gradient of inp")
-    ref = torch.autograd.grad((torch.tanh(x) * upstream).sum(), x)[0]
-    expect_close({"inp": x.grad}, {"inp": ref},
-                 "your backward should return out_g * (1 - out**2): the gradient it receives "
-                 "times tanh's derivative, written with the saved output")
-    if not torch.autograd.gradcheck(TanhFn.apply, (x.detach().clone().requires_grad_(),),
-                                    raise_exception=False):
-        raise AssertionError("gradcheck disagrees with your backward")
-    print("TanhFn matches torch.tanh and passes gradcheck")
+def _is_close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-6,
+                                                 atol=1e-9 * max(b.abs().max().item(), 1.0))
 
+
+# ---------------------------------------------------------------- exercise 1
+
+TANH_CASES = (  # (seed, shape, dtype): a matrix, a vector in float32, a 3-d tensor
+    (3, (6, 4), torch.float64),
+    (4, (7,), torch.float32),
+    (5, (2, 3, 4), torch.float64),
+)
+
+
+@exercise_check
+def check_tanh_fn(TanhFn) -> None:
+    """Exercise 1: `TanhFn`, a `torch.autograd.Function` for tanh.
+
+    Requires, on three tensors (shapes (6, 4), (7,) and (2, 3, 4), float64 and
+    float32, values in both tanh tails): `TanhFn.apply(x)` returns
+    `torch.tanh(x)` and leaves `x` (values and `requires_grad`) as it was; a
+    `backward` through it gives `x.grad == out_g * (1 - tanh(x)**2)` for an
+    upstream gradient `out_g` that is not all ones, and leaves the forward's
+    output unchanged; `gradcheck` passes. Leaves free: what is saved (the
+    output, or the input and tanh recomputed) and how (`save_for_backward`, a
+    `setup_context`), how the derivative is written, the dtype the backward
+    computes in, extra prints.
+    """
+    if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
+        raise CheckFailed("TanhFn should be a class derived from "
+                          f"torch.autograd.Function, but it is {_kind(TanhFn)}")
+    for seed, shape, dtype in TANH_CASES:
+        _check_tanh_case(TanhFn, seed, shape, dtype)
+    x = torch.randn(2, 3, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    ok = call_answer(lambda: torch.autograd.gradcheck(
+        TanhFn.apply, (x.requires_grad_(),), raise_exception=False),
+        what="gradcheck on your TanhFn")
+    if not ok:
+        raise CheckFailed("gradcheck disagrees with your backward on a float64 tensor")
+    passed("TanhFn matches torch.tanh and its gradient on 3 tensors, and passes gradcheck")
+
+
+def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(seed)
+    x = (2 * torch.randn(shape, generator=g, dtype=dtype)).requires_grad_()
+    upstream = torch.randn(shape, generator=g, dtype=dtype)  # dL/d(out)
+    case = f"on a {dtype} tensor of shape {shape}"
+    before = snapshot(x=x)
+    out = call_answer(TanhFn.apply, x, what="TanhFn.apply(x), your forward,",
+                      hint="TanhFn.apply(x) calls forward(ctx, x) with one tensor")
+    expect_unchanged(before, "your forward")
+    if not x.requires_grad:
+        raise CheckFailed("your forward switched off x.requires_grad; it should "
+                          "only read x")
+    expect_tensor(out, f"what TanhFn.apply(x) returned {case}", shape)
+    tanh = torch.tanh(before["x"][1])
+    expect_close({"out": out}, {"out": tanh},
+                 f"{case} your forward should return torch.tanh(inp)")
+    if not out.requires_grad:
+        raise CheckFailed("TanhFn.apply(x) returned a tensor that does not require "
+                          "grad, so no backward can reach your backward: return "
+                          "the result of forward as it is")
+    after_forward = snapshot(out=out)
+    saved = len(getattr(out.grad_fn, "saved_tensors", ()))
+    try:
+        call_answer(lambda: (out * upstream).sum().backward(), what="your backward",
+                    hint="backward(ctx, out_g) receives the gradient of the output and "
+                         "returns the gradient of inp")
+    except CheckFailed as e:
+        if saved == 0 and isinstance(e.__cause__, (ValueError, IndexError)):
+            raise CheckFailed(f"{e}\nYour forward saved no tensor, so ctx.saved_tensors "
+                              "is empty in backward: save the output in forward with "
+                              "ctx.save_for_backward(out)", e.learner_frames) from None
+        raise
+    expect_unchanged(after_forward, "your backward")
+    if x.grad is None:
+        raise CheckFailed("your backward returned None: return the gradient of inp")
+    up = upstream.double()
+    t = tanh.double()
+    expect_close(
+        {"inp": x.grad}, {"inp": up * (1 - t**2)},
+        f"{case} your backward should return out_g * (1 - out**2): the gradient it "
+        "receives times tanh's derivative",
+        mistakes={
+            "you left out out_g, the gradient backward receives": {"inp": 1 - t**2},
+            "you wrote the derivative with the input, 1 - inp**2": {
+                "inp": up * (1 - before["x"][1].double() ** 2)},
+            "you returned out_g without tanh's derivative": {"inp": up},
+            "you used the sigmoid's derivative, out * (1 - out)": {
+                "inp": up * t * (1 - t)},
+        })
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "None"
+    if isinstance(value, type):
+        bases = ", ".join(b.__name__ for b in value.__bases__ if b is not object)
+        return f"the class {value.__name__}" + (f", derived from {bases}" if bases else "")
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+
+
+# ---------------------------------------------------------------- exercise 2
 
 class _Model(nn.Module):
     """Notebook 03's section-3 `Model`: lin -> relu -> lin, returning the MSE loss."""
@@ -50,13 +135,16 @@ class _Model(nn.Module):
         self.lin1, self.relu, self.lin2 = nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, 1)
 
     def forward(self, inp: torch.Tensor, targ: torch.Tensor) -> torch.Tensor:
-        return nn.functional.mse_loss(self.lin2(self.relu(self.lin1(inp))).squeeze(-1), targ)
+        out = self.lin2(self.relu(self.lin1(inp)))
+        return nn.functional.mse_loss(out.squeeze(-1), targ)
 
 
-def _net(stale: tuple | None = None) -> _Model:
-    """The course weights (n_in=8, nh=16) in a `_Model`, float64; `stale` data leave a .grad."""
-    net = _Model(8, 16).double()
-    w1, b1, w2, b2 = make_weights(8, 16, seed=0, dtype=torch.float64)
+def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
+    """Seeded weights and random biases in a float64 `_Model`; `stale` data leave a .grad."""
+    net = _Model(n_in, nh).double()
+    w1, _, w2, _ = make_weights(n_in, nh, seed=seed, dtype=torch.float64)
+    g = torch.Generator().manual_seed(seed)
+    b1, b2 = (0.1 * torch.randn(n, generator=g, dtype=torch.float64) for n in (nh, 1))
     with torch.no_grad():
         for p, w in zip(net.parameters(), (w1.t(), b1, w2.t(), b2)):
             p.copy_(w)
@@ -65,107 +153,246 @@ def _net(stale: tuple | None = None) -> _Model:
     return net
 
 
-def _grads(net: nn.Module) -> dict[str, torch.Tensor]:
-    return {name: p.grad.clone() for name, p in net.named_parameters()}
+def _grads(net: nn.Module, inp=None, targ=None, scale: float = 1.0) -> dict:
+    """The `.grad` of every parameter of `net`, after a backward of `scale * net(inp, targ)`."""
+    if inp is not None:
+        (scale * net(inp, targ)).backward()
+    return {name: p.grad.detach().clone() for name, p in net.named_parameters()}
 
 
-def _batch_grads(inp: torch.Tensor, targ: torch.Tensor, scale: float = 1.0) -> dict:
-    net = _net()
-    (scale * net(inp, targ)).backward()
-    return _grads(net)
+ACCUMULATE_CASES = (  # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows
+    (2, 48, 8, 16, 3),
+    (5, 48, 8, 16, 4),
+    (7, 60, 5, 7, 6),
+)
 
 
+@exercise_check
 def check_accumulate_grads(accumulate_grads) -> None:
-    """Exercise 2: clear the old gradients, then one `backward` per chunk adds up the batch's."""
-    inp, targ = synthetic_regression(n=64, n_in=8, seed=2, dtype=torch.float64)
-    stale = synthetic_regression(n=64, n_in=8, seed=3, dtype=torch.float64)
-    old = _grads(_net(stale))
-    full = _batch_grads(inp, targ)
-    for n_chunks in (4, 8):
-        net = _net(stale)
-        calls = []
-        net.lin1.weight.register_hook(calls.append)  # fires once per backward that reaches it
+    """Exercise 2: clear the old gradients, then one `backward` per chunk.
+
+    Requires, on three nets and batches (3, 4 and 6 chunks), each net arriving
+    with a previous step's gradients in `.grad`: exactly one `backward` per
+    chunk, each carrying that chunk's share (its mean loss divided by
+    `n_chunks`, or all of them scaled alike; seen by a hook on the first
+    weight); in the end every `.grad` is the full-batch gradient; the
+    weights, their `requires_grad`, `inp` and `targ` are as they were. Leaves free: how the gradients are cleared
+    (`zero_grad()`, with or without `set_to_none`, or by hand), the order of
+    the chunks, how the share is scaled (dividing the loss, `backward`'s
+    `gradient` argument, or dividing the summed `.grad` at the end), extra
+    prints.
+    """
+    for seed, rows, n_in, nh, n_chunks in ACCUMULATE_CASES:
+        _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks)
+    passed("each backward added one chunk's share; every .grad is the full-batch "
+           "gradient")
+
+
+def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh: int,
+                           n_chunks: int) -> None:
+    case = f"with n_chunks={n_chunks} ({rows} rows)"
+    inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
+    stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
+    net = _net(n_in, nh, seed, stale)
+    old = _grads(net)
+    weights = {name: p.detach().clone() for name, p in net.named_parameters()}
+    full = _grads(_net(n_in, nh, seed), inp, targ)
+    chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
+    shares = [_grads(_net(n_in, nh, seed), x, y, 1 / n_chunks) for x, y in chunks]
+    before = snapshot(inp=inp, targ=targ)
+    seen = []
+
+    def record(g: torch.Tensor) -> None:
+        seen.append(g.detach().clone())
+
+    hook = net.lin1.weight.register_hook(record)  # fires once per backward reaching it
+    try:
         call_answer(accumulate_grads, net, inp, targ, n_chunks, what="your accumulate_grads",
-                    hint="net(x, y) returns the loss of rows x against targets y; call "
-                         "backward on each chunk's loss")
-        if len(calls) != n_chunks:
-            raise AssertionError(
-                f"with n_chunks={n_chunks} expected one backward per chunk, but backward "
-                f"reached the weights {len(calls)} time(s)")
-        missing = [name for name, p in net.named_parameters() if p.grad is None]
-        if missing:
-            raise AssertionError(
-                f"after your function the .grad of {', '.join(missing)} is None: did you clear "
-                "the gradients after the backward calls instead of before them?")
-        got = _grads(net)
-        if compare(got, full).ok:
-            print(f"n_chunks={n_chunks}: every .grad is the full-batch gradient")
-            continue
-        last = _batch_grads(inp.chunk(n_chunks)[-1], targ.chunk(n_chunks)[-1], 1 / n_chunks)
-        plus_old = {k: full[k] + old[k] for k in full}
-        times_n = {k: n_chunks * full[k] for k in full}
-        diagnoses = [
-            (plus_old, "each .grad still holds the old gradient it came with: clear the "
-                       "gradients once (net.zero_grad()) before the first chunk"),
-            (times_n, f"each .grad is {n_chunks} times the full-batch gradient: each chunk's "
-                      "loss is a mean over the chunk only, so divide it by n_chunks"),
-            ({k: times_n[k] + old[k] for k in full},
-             f"each .grad is the old gradient plus {n_chunks} times the full-batch one: clear "
-             "the gradients first, and divide each chunk's loss by n_chunks"),
-            (last, "only the last chunk's share is left: you cleared the gradients between "
-                   "chunks; clear them once, before the loop"),
-        ]
-        for expected, message in diagnoses:
-            if compare(got, expected).ok:
-                raise AssertionError(f"with n_chunks={n_chunks}: {message}")
-        expect_close(got, full, f"with n_chunks={n_chunks} the accumulated .grad is not the "
-                                "full-batch gradient")
+                    hint="accumulate_grads(net, inp, targ, n_chunks) is called with a "
+                         "model whose net(x, y) returns the loss of rows x against "
+                         "targets y")
+    finally:
+        hook.remove()
+    expect_unchanged(before, "your accumulate_grads")
+    _expect_same_net(net, weights)
+    if len(seen) != n_chunks:
+        raise CheckFailed(
+            f"{case} expected one backward per chunk, but backward reached the "
+            f"weights {len(seen)} time(s)")
+    missing = [name for name, p in net.named_parameters() if p.grad is None]
+    if missing:
+        raise CheckFailed(
+            f"{case}: after your function the .grad of {', '.join(missing)} is "
+            "None: did you clear the gradients after the backward calls instead of "
+            "before them?")
+    times_n = {k: n_chunks * full[k] for k in full}
+    expect_close(_grads(net), full, f"{case} the accumulated .grad is not the full-batch "
+                                    "gradient", mistakes={
+        "the old gradient stayed in .grad: clear the gradients once "
+        "(net.zero_grad()) before the first chunk": {k: full[k] + old[k] for k in full},
+        f"you did not divide each chunk's loss by n_chunks ({n_chunks} times the "
+        "full-batch gradient): a chunk's loss is a mean over the chunk only": times_n,
+        "you neither cleared the old gradient first nor divided each chunk's "
+        "loss by n_chunks": {k: times_n[k] + old[k] for k in full},
+        "you cleared the gradients between chunks (only the last chunk's share is "
+        "left); clear them once, before the loop": shares[-1],
+        "you cleared the gradients after the backward calls, not before them": {
+            k: torch.zeros_like(v) for k, v in full.items()},
+    })
+    _expect_one_share_per_backward(seen, [s["lin1.weight"] for s in shares],
+                                   full["lin1.weight"] / n_chunks, case)
 
 
+def _expect_same_net(net: nn.Module, weights: dict) -> None:
+    for name, p in net.named_parameters():
+        if not p.requires_grad:
+            raise CheckFailed(f"your accumulate_grads switched off requires_grad of "
+                              f"{name}; leave it on, the next step needs it")
+        if not torch.equal(p.detach(), weights[name]):
+            raise CheckFailed(f"your accumulate_grads changed {name}: it should only "
+                              "compute gradients and leave the weights to the optimizer")
+
+
+def _factor(g: torch.Tensor, share: torch.Tensor) -> float | None:
+    """c > 0 with g == c * share (up to rounding), or None."""
+    c = ((g * share).sum() / (share * share).sum()).item()
+    return c if c > 0 and _is_close(g, c * share) else None
+
+
+def _expect_one_share_per_backward(seen: list, shares: list, whole: torch.Tensor,
+                                   case: str) -> None:
+    """Each backward's gradient on lin1.weight is one chunk's share, each chunk once.
+
+    One common factor is allowed: an answer may divide the summed .grad by
+    n_chunks at the end instead of dividing each chunk's loss.
+    """
+    left, factor = list(range(len(shares))), None
+    for call, g in enumerate(seen, 1):
+        for i in left:
+            c = _factor(g, shares[i])
+            if c is not None and (factor is None or abs(c - factor) <= 1e-6 * factor):
+                factor = c
+                left.remove(i)
+                break
+        else:
+            if all(_factor(h, whole) is not None for h in seen):
+                raise CheckFailed(
+                    f"{case}: the .grad adds up, but every backward carried the whole "
+                    "batch's loss; each should carry its own chunk's loss, net(x, y) "
+                    "on that chunk's rows")
+            raise CheckFailed(
+                f"{case}: the .grad adds up, but backward {call} carried no chunk's "
+                "share (the gradient of one chunk's loss, scaled like the others); "
+                "each backward should carry one chunk, and every chunk once")
+
+
+# ---------------------------------------------------------------- exercise 3
+
+SEQUENTIAL_CASES = (  # (seed, n_in, nh): not square, then square (a transpose hides)
+    (4, 5, 7),
+    (6, 3, 9),
+    (8, 6, 6),
+)
+
+
+def _weights(n_in: int, nh: int, seed: int) -> dict[str, torch.Tensor]:
+    """Our layout, (in, out); random biases (make_weights starts them at zero)."""
+    w1, _, w2, _ = make_weights(n_in, nh, seed=seed)
+    g = torch.Generator().manual_seed(seed)
+    b1, b2 = (0.1 * torch.randn(n, generator=g) for n in (nh, 1))
+    return dict(zip(WEIGHT_NAMES, (w1, b1, w2, b2)))
+
+
+def _forward(inp: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:
+    return (inp @ w1 + b1).clamp_min(0) @ w2 + b2
+
+
+@exercise_check
 def check_sequential(make_sequential) -> None:
-    """Exercise 3: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout."""
-    n_in, nh = 5, 7  # not square: a missing transpose changes the shape
-    inp, targ = synthetic_regression(n=64, n_in=n_in, seed=4)
-    ws = dict(zip(WEIGHT_NAMES, make_weights(n_in, nh, seed=4)))
-    originals = {name: t.clone() for name, t in ws.items()}
-    seq = call_answer(make_sequential, *ws.values(), what="your make_sequential",
-                      hint="nn.Linear stores its weight as (out, in): copy w1.t() into it, "
-                           "under torch.no_grad()")
+    """Exercise 3: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout.
+
+    Requires, for three sets of weights (5 -> 7, 3 -> 9 and 6 -> 6 hidden
+    units, biases not zero): an `nn.Sequential` with two `nn.Linear` layers
+    and 4 parameters that require grad, whose output on a batch is
+    lin -> relu -> lin with the weights passed in, and whose gradients under
+    `nn.MSELoss` match that network's; the tensors passed in keep their values
+    and `requires_grad`, when the model is built and after an SGD step on it.
+    Leaves free: how the weights get in (`copy_` under `no_grad`, new
+    `nn.Parameter`s of copies, `load_state_dict`), layer names, `nn.ReLU` or
+    `nn.ReLU(inplace=True)`, extra prints.
+    """
+    for seed, n_in, nh in SEQUENTIAL_CASES:
+        _check_sequential_case(make_sequential, seed, n_in, nh)
+    passed("your nn.Sequential computes our network, with gradients to match, and "
+           "owns its weights")
+
+
+def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int) -> None:
+    case = f"with n_in={n_in}, nh={nh}"
+    inp, targ = synthetic_regression(n=32, n_in=n_in, seed=seed)
+    ws = _weights(n_in, nh, seed)
+    before = snapshot(**ws)
+    try:
+        seq = call_answer(make_sequential, *ws.values(), what="your make_sequential",
+                          hint="make_sequential(w1, b1, w2, b2) gets our weights, w1 "
+                               "shaped (n_in, nh); nn.Linear stores its weight as "
+                               "(out, in)")
+    except CheckFailed as e:
+        if "leaf Variable that requires grad" in str(e.__cause__):
+            raise CheckFailed(f"{e}\nA parameter requires grad, and autograd refuses "
+                              "in-place writes into it unless they run under "
+                              "torch.no_grad()", e.learner_frames) from None
+        raise
+    expect_unchanged(before, "building the model")
+    if any(t.requires_grad for t in ws.values()):
+        raise CheckFailed("building the model switched on requires_grad of a tensor "
+                          "passed in; only the model's own parameters need it")
     if not isinstance(seq, nn.Sequential):
-        raise AssertionError(f"make_sequential should return an nn.Sequential, not a "
-                             f"{type(seq).__name__}")
-    if not all(torch.equal(ws[k], originals[k]) for k in ws):
-        raise AssertionError("building the model changed the weights passed in")
+        raise CheckFailed("make_sequential should return an nn.Sequential, not "
+                          f"{_kind(seq)}")
     linears = [m for m in seq if isinstance(m, nn.Linear)]
-    if len(linears) != 2 or len(list(seq.parameters())) != 4:
-        raise AssertionError("the model should hold two nn.Linear layers (with a ReLU between "
-                             "them) and so register 4 parameters")
-    (lin1, lin2) = linears
-    mine = {"w1": lin1.weight.t(), "b1": lin1.bias, "w2": lin2.weight.t(), "b2": lin2.bias}
+    params = list(seq.parameters())
+    if len(linears) != 2 or len(params) != 4:
+        raise CheckFailed("the model should hold two nn.Linear layers (with a ReLU "
+                          "between them) and so register 4 parameters")
+    lin1, lin2 = linears
+    mine = {"w1": lin1.weight.t(), "b1": lin1.bias, "w2": lin2.weight.t(),
+            "b2": lin2.bias}
     for name, p in mine.items():
         if p.shape != ws[name].shape:
-            raise AssertionError(
-                f"{name}: the layer's parameter, in our layout, has shape {tuple(p.shape)}, "
-                f"ours has {tuple(ws[name].shape)}")
-    out = call_answer(seq, inp, what="your model", hint="nn.Linear(n_in, nh), nn.ReLU(), "
-                      "nn.Linear(nh, 1)")
+            raise CheckFailed(
+                f"{case}, {name}: the layer's parameter, in our layout, has shape "
+                f"{tuple(p.shape)}, ours has {tuple(ws[name].shape)}")
+    if not all(p.requires_grad for p in params):
+        raise CheckFailed("a parameter of your model has requires_grad=False, so "
+                          "training could not update it; leave nn.Linear's "
+                          "parameters as they are created")
+    out = call_answer(seq, inp, what="your model",
+                      hint="the model is called on a batch (N, n_in)")
     leaves = {name: t.clone().requires_grad_() for name, t in ws.items()}
-    ref_out = (inp @ leaves["w1"] + leaves["b1"]).clamp_min(0) @ leaves["w2"] + leaves["b2"]
-    if not isinstance(out, torch.Tensor) or out.shape != ref_out.shape:
-        raise AssertionError(f"your model should map a batch (N, {n_in}) to predictions "
-                             f"(N, 1): lin -> relu -> lin, nothing else")
+    ref_out = _forward(inp, **leaves)
+    expect_tensor(out, f"{case} your model's output", tuple(ref_out.shape))
+    reshaped = dict(ws, w1=ws["w1"].reshape(nh, n_in).t())
     expect_close({"out": out}, {"out": ref_out},
-                 "your model's output differs from lin -> relu -> lin with the weights passed "
-                 "in: did you copy all four (each weight transposed)?")
-    nn.MSELoss()(out.squeeze(-1), targ).backward()
+                 f"{case} your model's output differs from lin -> relu -> lin with "
+                 "the weights passed in",
+                 mistakes={"you put w1 into the layer as it is, not transposed":
+                           {"out": _forward(inp, **reshaped)}})
+    if not out.requires_grad:
+        raise CheckFailed("your model's output does not require grad: no backward "
+                          "can reach its parameters")
+    call_answer(lambda: nn.MSELoss()(out.squeeze(-1), targ).backward(),
+                what="a backward through your model")
     (ref_out.squeeze(-1) - targ).pow(2).mean().backward()
     grads = {"w1": lin1.weight.grad.t(), "b1": lin1.bias.grad,
              "w2": lin2.weight.grad.t(), "b2": lin2.bias.grad}
     expect_close(grads, {name: t.grad for name, t in leaves.items()},
-                 "the model's gradients differ from the network written as functions")
-    torch.optim.SGD(seq.parameters(), lr=0.1).step()
-    if not all(torch.equal(ws[k], originals[k]) for k in ws):
-        raise AssertionError("a step on the model changed the weights passed in: the model "
-                             "shares their memory; copy them into its own parameters "
-                             "(copy_ under torch.no_grad())")
-    print("your nn.Sequential computes our network, with gradients to match, and owns its weights")
+                 f"{case} the model's gradients differ from the network written as "
+                 "functions")
+    with torch.no_grad():  # one SGD step on the model
+        for p in params:
+            p -= 0.1 * p.grad
+    if any(not torch.equal(ws[k], before[k][1]) for k in ws):
+        raise CheckFailed("a step on the model changed the weights passed in: the "
+                          "model shares their memory; copy them into its own "
+                          "parameters (copy_ under torch.no_grad())")

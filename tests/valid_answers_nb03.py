@@ -1,0 +1,122 @@
+"""Right answers to notebook 03's exercises, written unlike the solutions; each must pass."""
+
+VALID = [
+    ("check_tanh_fn", "saves the input and recomputes tanh in backward", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        ctx.save_for_backward(inp)
+        return torch.tanh(inp)
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (inp,) = ctx.saved_tensors
+        return out_g * (1 - torch.tanh(inp) ** 2)
+check_tanh_fn(TanhFn)
+"""),
+    ("check_tanh_fn", "setup_context, (1 - out)(1 + out)", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return inp.tanh()
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, out_g):
+        out, = ctx.saved_tensors
+        return out_g * (1 - out) * (1 + out)
+check_tanh_fn(TanhFn)
+"""),
+    ("check_tanh_fn", "float64 arithmetic in backward, a print, output kept on ctx", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        ctx.out = torch.tanh(inp)
+        return ctx.out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        print("backward of tanh")
+        g = out_g.double() - out_g.double() * ctx.out.double() ** 2
+        return g.to(out_g.dtype)
+check_tanh_fn(TanhFn)
+"""),
+    ("check_accumulate_grads", ".grad = None by hand, backward(gradient=1/n)", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    for p in net.parameters():
+        p.grad = None
+    for x, y in zip(torch.chunk(inp, n_chunks), torch.chunk(targ, n_chunks)):
+        loss = net(x, y)
+        loss.backward(torch.tensor(1.0 / n_chunks, dtype=loss.dtype))
+check_accumulate_grads(accumulate_grads)
+"""),
+    ("check_accumulate_grads", "zeros kept, chunks in reverse, weighted by rows", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad(set_to_none=False)
+    chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
+    for x, y in reversed(chunks):
+        (net(x, y) * len(x) / len(inp)).backward()
+check_accumulate_grads(accumulate_grads)
+"""),
+    ("check_accumulate_grads", "all chunk losses first, then one backward each, with prints", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    for p in net.parameters():
+        if p.grad is not None:
+            p.grad.zero_()
+    size = len(inp) // n_chunks
+    losses = [net(inp[i:i + size], targ[i:i + size]) / n_chunks
+              for i in range(0, len(inp), size)]
+    for i, loss in enumerate(losses):
+        print(f"chunk {i}: loss {loss.item():.4f}")
+        loss.backward()
+check_accumulate_grads(accumulate_grads)
+"""),
+    ("check_accumulate_grads", "the summed .grad divided by n_chunks at the end", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.grad /= n_chunks
+check_accumulate_grads(accumulate_grads)
+"""),
+    ("check_sequential", "an OrderedDict and load_state_dict", """
+from collections import OrderedDict
+
+
+def make_sequential(w1, b1, w2, b2):
+    seq = nn.Sequential(OrderedDict(
+        lin1=nn.Linear(w1.shape[0], w1.shape[1]),
+        relu=nn.ReLU(),
+        lin2=nn.Linear(w2.shape[0], w2.shape[1]),
+    ))
+    seq.load_state_dict({"lin1.weight": w1.t(), "lin1.bias": b1,
+                         "lin2.weight": w2.t(), "lin2.bias": b2})
+    return seq
+check_sequential(make_sequential)
+"""),
+    ("check_sequential", "new nn.Parameters of copies, an in-place ReLU", """
+def make_sequential(w1, b1, w2, b2):
+    lin1, lin2 = nn.Linear(*w1.shape), nn.Linear(*w2.shape)
+    lin1.weight = nn.Parameter(w1.t().clone())
+    lin1.bias = nn.Parameter(b1.clone())
+    lin2.weight = nn.Parameter(w2.T.clone())
+    lin2.bias = nn.Parameter(b2.detach().clone())
+    return nn.Sequential(lin1, nn.ReLU(inplace=True), lin2)
+check_sequential(make_sequential)
+"""),
+    ("check_sequential", "copy_ into .data, a print", """
+def make_sequential(w1, b1, w2, b2):
+    seq = nn.Sequential(nn.Linear(len(w1), len(b1)), nn.ReLU(), nn.Linear(len(w2), len(b2)))
+    for layer, w, b in ((seq[0], w1, b1), (seq[2], w2, b2)):
+        layer.weight.data.copy_(w.t())
+        layer.bias.data.copy_(b)
+    print(seq)
+    return seq
+check_sequential(make_sequential)
+"""),
+]
