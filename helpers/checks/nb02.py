@@ -11,7 +11,17 @@ from __future__ import annotations
 
 import torch
 
-from helpers.checks import call_answer, expect_close, read_g
+from helpers.checks import (
+    call_answer,
+    exercise_check,
+    expect_callable,
+    expect_close,
+    expect_tensor,
+    expect_unchanged,
+    passed,
+    read_g,
+    snapshot,
+)
 from helpers.data import make_weights, synthetic_regression
 from helpers.numerical import autograd_grads
 
@@ -85,96 +95,143 @@ class Chain:
             layer.backward()
 
 
-def _data(dtype=torch.float32):
-    """A small batch and fresh weights, built anew for every check (16 rows, 8 -> 6 -> 1)."""
-    inp, targ = synthetic_regression(n=16, n_in=8, seed=2, dtype=dtype)
-    return (inp, targ, *make_weights(8, 6, seed=2, dtype=dtype))
-
-
-def _names(model) -> str:
-    return ", ".join(type(layer).__name__ for layer in [*model.layers, model.loss])
-
-
 # -- Exercise 1 -----------------------------------------------------------------------------
 
-class CopyOut(ReluModule):
-    """A ReLU that stores its output but returns a copy: breaks the link to the next layer."""
+def _handing_on(cls, kind):
+    """A subclass of layer `cls` that stores its output but hands the next layer `kind` of it.
 
+    kind "copy": `out.clone()` (equal values, another object); "view": `out.view(out.shape)`
+    (the same memory, another object).
+    """
     def __call__(self, *args):
-        return super().__call__(*args).clone()
+        out = cls.__call__(self, *args)
+        return out.clone() if kind == "copy" else out.view(out.shape)
+
+    return type(f"{cls.__name__}{kind.title()}", (cls,), {"__call__": __call__})
 
 
-class CopyLast(MatmulLin):
-    """A linear layer that returns a copy (`* 1`): breaks the link to the loss."""
+# (hidden widths, broken link, how): link k joins layers[k] to the next layer (or the loss)
+_CHAINS = [
+    ((6,), None, None),
+    ((6,), 0, "copy"),
+    ((6,), 1, "copy"),
+    ((6,), 2, "copy"),
+    ((6,), 1, "view"),
+    ((5, 4), None, None),
+    ((5, 4), 3, "view"),
+    ((), None, None),
+    ((), 0, "copy"),
+]
 
-    def __call__(self, *args):
-        return super().__call__(*args) * 1
+
+def _chain(widths, broken, kind, seed):
+    """A `Chain` of MatmulLin/ReluModule layers through `widths`, run forward on fresh data."""
+    g = torch.Generator().manual_seed(seed)
+    n_in = 3 + seed % 4
+    inp = torch.randn(7 + seed, n_in, generator=g)
+    targ = torch.randn(7 + seed, generator=g)
+    sizes, layers = [n_in, *widths, 1], []
+    for k, (a, b) in enumerate(zip(sizes, sizes[1:])):
+        if k:
+            layers.append(ReluModule())
+        layers.append(MatmulLin(torch.randn(a, b, generator=g), torch.randn(b, generator=g)))
+    if broken is not None:
+        layer = layers[broken]
+        layer.__class__ = _handing_on(type(layer), kind)
+    model = Chain(layers, MseModule())
+    model(inp, targ)
+    return model
 
 
+def _describe_chain(model, broken, kind) -> str:
+    names = " -> ".join(type(layer).__name__ for layer in [*model.layers, model.loss])
+    if broken is None:
+        return f"a whole chain ({names}), where every link is one object"
+    nxt = "model.loss" if broken == len(model.layers) - 1 else f"layers[{broken + 1}]"
+    what = ("a copy (equal values, another object)" if kind == "copy" else
+            "a view of its output (the same memory, equal data_ptr(), but another object)")
+    return (f"a chain ({names}) whose layers[{broken}] hands {nxt} {what}, so "
+            f"layers[{broken}].out is not {nxt}.args[0]")
+
+
+def _stored(model):
+    """The objects each layer and the loss hold, to tell later whether chain_ok changed them."""
+    return [(layer, layer.out, layer.args) for layer in [*model.layers, model.loss]]
+
+
+@exercise_check
 def check_chain_ok(chain_ok) -> None:
-    """Exercise 1: `chain_ok(model)` tells a whole chain of objects from two broken ones."""
-    inp, targ, w1, b1, w2, b2 = _data()
-    cases = [
-        ([MatmulLin(w1, b1), ReluModule(), MatmulLin(w2, b2)], True,
-         "a whole chain",
-         "every layer's .out is the very object the next layer stored as .args[0], and the "
-         "last layer's .out is model.loss.args[0]; compare each pair of objects with `is`"),
-        ([MatmulLin(w1, b1), CopyOut(), MatmulLin(w2, b2)], False,
-         "a chain whose ReLU returns a copy of the output it stored",
-         "the copy has equal values but is another object, so the next layer stores a "
-         "different object from relu.out: compare the objects with `is`; equal values are "
-         "not enough"),
-        ([MatmulLin(w1, b1), ReluModule(), CopyLast(w2, b2)], False,
-         "a chain whose last layer returns a copy",
-         "the loss stores another object than layers[-1].out: does your chain_ok check the "
-         "link from the last layer to model.loss too?"),
-    ]
-    for layers, expected, case, advice in cases:
-        model = Chain(layers, MseModule())
-        model(inp, targ)
+    """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones.
+
+    Runs `chain_ok` on nine `Chain`s of `Module` layers (one, three or five
+    layers) that have run forward: three whole ones and six with one broken
+    link, first, middle or last (to the loss), broken by a copy or by a view
+    (same memory, another object).
+
+    Requires: a bool, True exactly when every layer's `.out` *is* the object
+    the next layer stored as `.args[0]` and the last layer's `.out` is
+    `model.loss.args[0]`; the model left as it was (no layer's `.out` or
+    `.args` replaced). Leaves free: how the links are walked (zip, indices, a
+    loop with an early return) and how identity is tested (`is`, `id(a) == id(b)`).
+    """
+    expect_callable(chain_ok, "chain_ok")
+    for seed, (widths, broken, kind) in enumerate(_CHAINS):
+        model = _chain(widths, broken, kind, seed)
+        before = _stored(model)
         got = call_answer(chain_ok, model, what="your chain_ok",
-                          hint="a Module layer stores its input in layer.args (a tuple: the "
-                               "input is layer.args[0]) and its output in layer.out; the loss "
-                               "is model.loss")
+                          hint="it is called as chain_ok(model); a Module layer stores its "
+                               "input in layer.args (a tuple: the input is layer.args[0]) "
+                               "and its output in layer.out; the loss is model.loss")
+        for layer, out, args in before:
+            if layer.out is not out or layer.args is not args:
+                raise AssertionError(
+                    f"your chain_ok changed the model: {type(layer).__name__}.out or .args "
+                    "holds another object after the call; chain_ok should only look"
+                )
         if not isinstance(got, bool):
             raise AssertionError(
                 "chain_ok should return True or False, got "
-                + ("None: did you forget `return`?" if got is None else
-                   f"a {type(got).__name__}: combine the links with all(...)")
+                + ("None (a function with no `return` gives None)" if got is None
+                   else f"{got!r}, of type {type(got).__name__}")
             )
-        if got is not expected:
+        if got is not (broken is None):
             raise AssertionError(
-                f"chain_ok returned {got} for {case} ({_names(model)}): {advice}"
+                f"chain_ok returned {got} for {_describe_chain(model, broken, kind)}. "
+                "A link holds only when the two names are one object (`is`)"
             )
-    print("chain_ok: all 3 cases right")
+    passed(f"chain_ok: all {len(_CHAINS)} chains judged right")
 
 
 # -- Exercise 2 -----------------------------------------------------------------------------
 
-def check_sigmoid(Sigmoid) -> None:
-    """Exercise 2: a `Module` subclass `Sigmoid`, between two linear layers, matches autograd."""
-    if not isinstance(Sigmoid, type):
-        raise AssertionError(
-            "pass the class itself, check_sigmoid(Sigmoid), not an instance or a function "
-            f"(got a {type(Sigmoid).__name__})"
-        )
-    inp, targ, w1, b1, w2, b2 = _data(torch.float64)
+# (seed, rows, inputs, hidden units, dtype)
+_SIGMOID_CASES = [(2, 16, 8, 6, torch.float64), (7, 5, 3, 4, torch.float32),
+                  (11, 9, 4, 7, torch.float64)]
+
+
+def _sigmoid_case(Sigmoid, seed, n, n_in, nh, dtype):
+    inp, targ = synthetic_regression(n=n, n_in=n_in, seed=seed, dtype=dtype)
+    w1, b1, w2, b2 = make_weights(n_in, nh, seed=seed, dtype=dtype)
     sig = call_answer(Sigmoid, what="Sigmoid()",
-                      hint="a Module subclass needs no __init__: Sigmoid() takes no arguments")
+                      hint="it is called as Sigmoid(), with no arguments: a Module "
+                           "subclass needs no __init__")
     lin1, lin2, loss = MatmulLin(w1, b1), MatmulLin(w2, b2), MseModule()
 
-    l1 = lin1(inp)
-    out = call_answer(sig, l1, what="your Sigmoid's forward pass",
-                      hint="write forward(self, inp) returning torch.sigmoid(inp); the Module "
-                           "base class stores it and returns it")
-    if not isinstance(out, torch.Tensor) or out.shape != l1.shape:
-        got = tuple(out.shape) if isinstance(out, torch.Tensor) else f"a {type(out).__name__}"
-        raise AssertionError(
-            f"your Sigmoid returned {got}, but it should return a tensor of its input's "
-            f"shape {tuple(l1.shape)}"
-        )
-    expect_close({"sigmoid(x)": out}, {"sigmoid(x)": torch.sigmoid(l1)},
-                 "your forward pass should compute 1 / (1 + exp(-x))")
+    x = lin1(inp)
+    before = snapshot(inp=x)
+    out = call_answer(sig, x, what="your Sigmoid's forward pass",
+                      hint="a layer is called as layer(inp); Module.__call__ calls "
+                           "self.forward(inp), stores what it returns and returns it")
+    expect_unchanged(before, "your Sigmoid's forward pass")
+    expect_tensor(out, "what your Sigmoid returned", tuple(x.shape))
+    if out.dtype != x.dtype:
+        raise AssertionError(f"your Sigmoid returned {out.dtype} for a {x.dtype} input; a layer "
+                             "keeps its input's dtype")
+    x0 = before["inp"][1]
+    expect_close({"sigmoid(x)": out}, {"sigmoid(x)": torch.sigmoid(x0)},
+                 "your Sigmoid's forward pass should return sigmoid(x) = 1 / (1 + exp(-x))",
+                 mistakes={"you wrote exp(x) where exp(-x) belongs":
+                           {"sigmoid(x)": torch.sigmoid(-x0)}})
     if getattr(sig, "out", None) is not out:
         raise AssertionError(
             "your Sigmoid returned another object than the one it stored as self.out, so the "
@@ -187,15 +244,20 @@ def check_sigmoid(Sigmoid) -> None:
     lin2.backward()
     if not callable(getattr(sig, "backward", None)):
         raise AssertionError("your Sigmoid has no backward method: subclass Module, which has one")
+    before = snapshot(inp=x, out=out)
+    up, s = before["out"][2], torch.sigmoid(x0)
     call_answer(sig.backward, what="your Sigmoid's backward",
-                hint="Module.backward calls self.bwd(self.out, *self.args): write "
-                     "bwd(self, out, inp), which reads out.g and sets inp.g")
-    g = read_g(l1, "inp", "your Sigmoid's bwd")
-    upstream = out.g.detach().clone()
-    ref = autograd_grads(lambda x: (torch.sigmoid(x) * upstream).sum(), {"x": l1})["x"]
+                hint="it is called as layer.backward(); Module.backward calls "
+                     "self.bwd(self.out, *self.args), i.e. bwd(self, out, inp)")
+    expect_unchanged(before, "your Sigmoid's backward")
+    g = read_g(x, "inp", "your Sigmoid's backward")
+    ref = autograd_grads(lambda x: (torch.sigmoid(x) * up).sum(), {"x": x0})["x"]
     expect_close({"inp.g": g}, {"inp.g": ref},
-                 "inp.g should be out.g * out * (1 - out), the chain rule through the sigmoid "
-                 "(out already holds sigmoid(x); inp holds x itself)")
+                 "inp.g should be out.g * sigmoid'(x), where sigmoid'(x) = out * (1 - out)",
+                 mistakes={"you left out the upstream gradient out.g": {"inp.g": s * (1 - s)},
+                           "you used inp (x itself) where out (sigmoid(x)) belongs":
+                           {"inp.g": x0 * (1 - x0) * up},
+                           "you wrote out - 1 where 1 - out belongs": {"inp.g": -ref}})
 
     lin1.backward()
     tensors = dict(inp=inp, w1=w1, b1=b1, w2=w2, b2=b2)
@@ -206,7 +268,32 @@ def check_sigmoid(Sigmoid) -> None:
     ours = {name: read_g(t, name, "the backward pass") for name, t in tensors.items()}
     expect_close(ours, autograd_grads(loss_fn, tensors),
                  "with your Sigmoid between two linear layers, the gradients")
-    print("Sigmoid: forward, inp.g and all five gradients match autograd")
+
+
+@exercise_check
+def check_sigmoid(Sigmoid) -> None:
+    """Exercise 2: a layer class `Sigmoid`, between two linear layers, matches autograd.
+
+    Runs `MatmulLin -> Sigmoid -> MatmulLin -> MseModule` forward and backward on
+    three batches (different seeds and shapes, float32 and float64).
+
+    Requires: `Sigmoid()` with no arguments; calling the layer on x returns
+    sigmoid(x), the very object it stores as `self.out`, and leaves x as it
+    was; its `backward()` sets `inp.g = out.g * out * (1 - out)` and leaves
+    `out.g`, `out` and `inp` as they were; then all five gradients match
+    autograd. Leaves free: subclassing the notebook's `Module` or this one (or
+    none, with the same `__call__`/`backward`), `torch.sigmoid` or the formula,
+    `out` or a recomputed sigmoid in `bwd`.
+    """
+    if not isinstance(Sigmoid, type):
+        raise AssertionError(
+            "pass the class itself, check_sigmoid(Sigmoid), not an instance or a function "
+            f"(got a {type(Sigmoid).__name__})"
+        )
+    for case in _SIGMOID_CASES:
+        _sigmoid_case(Sigmoid, *case)
+    passed(f"Sigmoid: forward, inp.g and all five gradients match autograd "
+           f"on {len(_SIGMOID_CASES)} batches")
 
 
 # -- Exercise 3 -----------------------------------------------------------------------------
@@ -218,11 +305,20 @@ def _mnist_bytes(n: int) -> int:
     return n * MNIST_LAYER[0] * MNIST_LAYER[1] * 4
 
 
+@exercise_check
 def check_outer_bytes(outer_bytes, max_rows) -> None:
-    """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` and the largest batch under 1 GB."""
-    hint = "it takes N, n_in, n_out and dtype (default torch.float32) and returns a number"
+    """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` and the largest batch under 1 GB.
+
+    Requires: `outer_bytes` returns the bytes of the (N, n_in, n_out) temporary
+    (as measured on a real one) for float16, bfloat16, float32 and float64,
+    with float32 as the default dtype; `max_rows` is an int, the largest N whose
+    784 -> 50 float32 temporary takes at most 10**9 bytes. Leaves free: how the
+    bytes an entry are found (finfo bits, element_size, itemsize), an int or a
+    whole float from outer_bytes, how max_rows is found (//, floor, a search).
+    """
+    hint = "it is called as outer_bytes(N, n_in, n_out, dtype) and returns a number"
     for N, n_in, n_out, dtype in [(3, 5, 2, torch.float32), (4, 3, 7, torch.float64),
-                                  (2, 6, 3, torch.float16)]:
+                                  (2, 6, 3, torch.float16), (5, 2, 9, torch.bfloat16)]:
         tmp = torch.zeros(N, n_in, 1, dtype=dtype) * torch.zeros(N, 1, n_out, dtype=dtype)
         expected, numel = tmp.numel() * tmp.element_size(), tmp.numel()
         got = call_answer(outer_bytes, N, n_in, n_out, dtype, what="your outer_bytes", hint=hint)
@@ -238,28 +334,38 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
             why = f"the temporary has N * n_in * n_out = {numel} entries"
         raise AssertionError(
             f"outer_bytes({N}, {n_in}, {n_out}, {dtype}) returned {got!r}, but that temporary "
-            f"takes {expected} bytes: {why} (torch.finfo(dtype).bits // 8 bytes each)"
+            f"takes {expected} bytes: {why} ({tmp.element_size()} bytes each)"
         )
     got = call_answer(outer_bytes, 50_000, *MNIST_LAYER, what="outer_bytes(50_000, 784, 50)",
-                      hint="give dtype a default: dtype=torch.float32")
+                      hint="it is called without dtype here, so dtype needs a default: "
+                           "dtype=torch.float32")
     if got != _mnist_bytes(50_000):
         raise AssertionError(
             f"outer_bytes(50_000, 784, 50) returned {got!r}, but the MNIST temporary takes "
-            f"{_mnist_bytes(50_000):,} bytes (7.84 GB): is dtype's default torch.float32?"
+            f"{_mnist_bytes(50_000):,} bytes (7.84 GB) in float32, the default dtype"
+        )
+    if isinstance(max_rows, float) and max_rows.is_integer():
+        raise AssertionError(
+            f"max_rows is the float {max_rows!r}; a number of rows is an int. A float in "
+            "a division makes a float, with / and with // alike (1e9 is a float): "
+            "wrap it in int(...), or divide 10**9"
+        )
+    if isinstance(max_rows, float):
+        raise AssertionError(
+            f"max_rows is {max_rows!r}, a fraction of a row; a number of rows is an int: "
+            "round down with int(...) or //, on ints"
         )
     if isinstance(max_rows, bool) or not isinstance(max_rows, int):
-        raise AssertionError(
-            f"max_rows should be a whole number of rows (an int), got {max_rows!r}: "
-            "use // or int() rather than /"
-        )
+        got = max_rows if max_rows is None else f"a {type(max_rows).__name__} ({max_rows!r})"
+        raise AssertionError(f"max_rows should be a whole number of rows, an int; got {got}")
     if _mnist_bytes(max_rows) > 1e9:
         raise AssertionError(
             f"max_rows = {max_rows} does not fit: its temporary takes {_mnist_bytes(max_rows):,} "
-            "bytes, more than 1 GB (10**9 bytes). Round down, not up or to the nearest"
+            "bytes, more than 1 GB (10**9 bytes)"
         )
     if _mnist_bytes(max_rows + 1) <= 1e9:
         raise AssertionError(
             f"max_rows = {max_rows} fits, but so does {max_rows + 1} "
             f"({_mnist_bytes(max_rows + 1):,} bytes): find the largest N that fits in 10**9 bytes"
         )
-    print(f"outer_bytes right; at most {max_rows} rows fit in 1 GB")
+    passed(f"outer_bytes right; at most {max_rows} rows fit in 1 GB")
