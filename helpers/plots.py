@@ -25,10 +25,6 @@ _LAYERS = ["Lin(w1, b1)", "Relu()", "Lin(w2, b2)", "Mse()"]
 _PARAMS = ["w1 (8, 16)\nb1 (16,)", None, "w2 (16, 1)\nb2 (1,)", "targ (N,)"]
 _G_SHAPES = ["(N, 8)", "(N, 16)", "(N, 16)", "(N, 1)"]
 
-_X_TENSOR = [0.0, 2.4, 4.8, 7.2, 9.6]          # x of T0..T4
-_X_LAYER = [1.2, 3.6, 6.0, 8.4]                # x of each layer, between its tensors
-_Y_FORWARD, _Y_G, _Y_PARAM = 2.0, 0.35, 3.65   # rows: forward chain, .g boxes, parameters
-
 _RED, _DARK_RED, _GREY = "#b91c1c", "#7f1d1d", "#6b7280"
 _TENSOR_COLOURS = ("#dbeafe", "#1d4ed8")        # (fill, edge)
 _LAYER_COLOURS = ("#fef3c7", "#b45309")
@@ -63,19 +59,22 @@ def _label(ax, x, y, text):
 def draw_layer_flow():
     """Draw the lesson-8 model ``Lin -> Relu -> Lin -> Mse`` as objects, and where each ``.g`` goes.
 
-    The middle row is the forward pass: the tensors ``T0`` (``inp``) to ``T4``
-    (the loss) in blue, the layers in yellow between them. Each black arrow
-    stands for **one** object: the layer on its left returns it as ``.out`` and
-    the layer on its right stores it as ``.inp``. Grey boxes above are the
-    tensors a layer holds besides its input (weights and bias; ``targ`` for
-    ``Mse``).
+    The middle column is the forward pass, top to bottom: the tensors ``T0``
+    (``inp``) to ``T4`` (the loss) in blue, the layers in yellow between them.
+    Each black arrow stands for **one** object: the layer above returns it as
+    ``.out`` and the layer below stores it as ``.inp``. Grey boxes on the left
+    are the tensors a layer holds besides its input (weights and bias; ``targ``
+    for ``Mse``).
 
-    The bottom row is the backward pass, in red, numbered in the order
+    The right column is the backward pass, in red, numbered in the order
     ``Model.backward`` runs it: step 1, ``Mse.backward``, writes ``T3.g``;
     step 2, the last ``Lin``, reads ``T3.g`` (dashed) and writes ``T2.g`` (and
-    ``w2.g``, ``b2.g``); and so on down to step 4, which writes ``T0.g``. Each
+    ``w2.g``, ``b2.g``); and so on up to step 4, which writes ``T0.g``. Each
     ``.g`` box is attached to one tensor, so the layer that writes it and the
     layer that reads it meet on the same object.
+
+    The figure is 6 inches wide (600 pixels at matplotlib's 100 dpi), so that a
+    page shows it at full size and its smallest text (8 pt) stays readable.
 
     Returns:
         The matplotlib ``Figure`` (one axes, axis lines off); show it with
@@ -83,47 +82,60 @@ def draw_layer_flow():
     """
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(13, 5.2))
-    ax.set_xlim(-0.9, 10.5)
-    ax.set_ylim(-0.75, 4.45)
+    # One data unit is one inch. Three columns: parameters, the chain of objects
+    # (T0 at the top, a layer between each two tensors), and the .g boxes.
+    x_param, x_chain, x_g, step = 0.6, 2.55, 5.15, 0.68
+    y_tensor = [6.0 - 2 * k * step for k in range(5)]
+    y_layer = [6.0 - (2 * k + 1) * step for k in range(4)]
+    tensor_h, layer_h, layer_w, g_w, gap = 0.28, 0.42, 1.62, 1.05, 0.06
+    bottom, top, title = y_tensor[-1] - 1.25, y_tensor[0] + 0.6, 0.6
+
+    fig, ax = plt.subplots(figsize=(6.0, top - bottom + title))
+    fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - title / (top - bottom + title))
+    ax.set_xlim(0.0, 6.0)
+    ax.set_ylim(bottom, top)
     ax.axis("off")
 
-    # Forward: tensors, and each tensor's .g box below it (the loss has none).
-    for k, (x, text) in enumerate(zip(_X_TENSOR, _TENSORS)):
-        _box(ax, x, _Y_FORWARD, text, _TENSOR_COLOURS, w=0.95, h=0.62)
+    # Forward: each tensor, and its .g box on the right (the loss has none).
+    for k, (y, text) in enumerate(zip(y_tensor, _TENSORS)):
+        _box(ax, x_chain, y, text.replace("\n", "  "), _TENSOR_COLOURS, w=1.3, h=tensor_h)
         if k < len(_G_SHAPES):
-            _box(ax, x, _Y_G, f"T{k}.g  {_G_SHAPES[k]}", _G_COLOURS, w=0.95, h=0.42,
+            _box(ax, x_g, y, f"T{k}.g  {_G_SHAPES[k]}", _G_COLOURS, w=g_w, h=tensor_h,
                  color=_DARK_RED)
 
-    for k, (x, name) in enumerate(zip(_X_LAYER, _LAYERS)):
+    right, g_left = x_chain + layer_w / 2 + gap, x_g - g_w / 2 - gap
+    for k, (y, name) in enumerate(zip(y_layer, _LAYERS)):
         # Forward: the layer stores T{k} as .inp and returns T{k+1} as .out.
-        _box(ax, x, _Y_FORWARD, f"{name}\n.inp = T{k}\n.out = T{k + 1}", _LAYER_COLOURS,
-             w=1.15, h=0.95)
-        _arrow(ax, (_X_TENSOR[k] + 0.5, _Y_FORWARD), (x - 0.6, _Y_FORWARD), "black")
-        _arrow(ax, (x + 0.6, _Y_FORWARD), (_X_TENSOR[k + 1] - 0.5, _Y_FORWARD), "black")
+        _box(ax, x_chain, y, f"{name}\n.inp = T{k}, .out = T{k + 1}", _LAYER_COLOURS,
+             w=layer_w, h=layer_h)
+        _arrow(ax, (x_chain, y_tensor[k] - tensor_h / 2 - gap),
+               (x_chain, y + layer_h / 2 + gap), "black")
+        _arrow(ax, (x_chain, y - layer_h / 2 - gap),
+               (x_chain, y_tensor[k + 1] + tensor_h / 2 + gap), "black")
         if _PARAMS[k]:
-            _box(ax, x, _Y_PARAM, _PARAMS[k], _PARAM_COLOURS, w=1.15, h=0.55)
-            _arrow(ax, (x, _Y_PARAM - 0.3), (x, _Y_FORWARD + 0.5), _GREY)
+            _box(ax, x_param, y, _PARAMS[k], _PARAM_COLOURS, w=0.95, h=layer_h)
+            _arrow(ax, (x_param + 0.55, y), (x_chain - layer_w / 2 - gap - 0.01, y), _GREY)
 
         # Backward: the layer writes its input's .g; every layer but Mse first reads
         # its output's .g. Mse (k = 3) runs first, so layer k is step 4 - k.
-        _arrow(ax, (x - 0.25, _Y_FORWARD - 0.5), (_X_TENSOR[k] + 0.2, _Y_G + 0.23), _RED,
-               rad=-0.15)
-        _label(ax, x - 0.62, 1.05, f"{4 - k}: writes")
+        _arrow(ax, (right, y + 0.08), (g_left, y_tensor[k]), _RED, rad=0.12)
+        _label(ax, (right + g_left) / 2 - 0.05, y + 0.42, f"{4 - k}: writes")
         if k < len(_LAYERS) - 1:
-            _arrow(ax, (_X_TENSOR[k + 1] - 0.2, _Y_G + 0.23), (x + 0.25, _Y_FORWARD - 0.5), _RED,
-                   rad=-0.15, ls="--")
-            _label(ax, x + 0.62, 1.05, "reads")
+            _arrow(ax, (g_left, y_tensor[k + 1]), (right, y - 0.08), _RED, rad=0.12, ls="--")
+            _label(ax, (right + g_left) / 2 - 0.05, y - 0.42, "reads")
 
-    for x, text in [(_X_LAYER[0], "step 4 also writes w1.g, b1.g"),
-                    (_X_LAYER[2], "step 2 also writes w2.g, b2.g")]:
-        ax.text(x, -0.3, text, color=_RED, fontsize=8, ha="center")
-    ax.text(-0.85, 4.3, "black, forward: each arrow passes one object along; "
-            "it is the .out of one layer and the .inp of the next", fontsize=9, va="center")
-    ax.text(-0.85, -0.72, "red, backward: steps 1-4 in the order Model.backward runs them; "
-            "each .g is set once, on the one shared object, and read from it",
-            fontsize=9, color=_RED)
-    ax.set_title("The lesson-8 model: which tensor each layer stores, where each .g is written")
+    for k, text in [(0, "step 4 also\nwrites w1.g, b1.g"), (2, "step 2 also\nwrites w2.g, b2.g")]:
+        ax.text(x_param, y_layer[k] - 0.45, text, color=_RED, fontsize=8, ha="center",
+                va="center")
+    ax.text(x_chain, y_tensor[0] + 0.3, "forward", fontsize=10, ha="center", weight="bold")
+    ax.text(x_g, y_tensor[0] + 0.3, "backward", fontsize=10, ha="center", weight="bold",
+            color=_RED)
+    ax.text(0.05, y_tensor[-1] - 0.4, "black, forward: each arrow passes one object along; "
+            "it is the\n.out of one layer and the .inp of the next", fontsize=9, va="top")
+    ax.text(0.05, y_tensor[-1] - 0.85, "red, backward: steps 1-4 in the order Model.backward "
+            "runs them;\neach .g is set once, on the one shared object, and read from it",
+            fontsize=9, color=_RED, va="top")
+    ax.set_title("The lesson-8 model: which tensor each layer stores,\nwhere each .g is written")
     return fig
 
 
@@ -146,18 +158,23 @@ def log_log_axes(ax, **props):
 # -- the autograd graph (helpers.graph.Graph) ---------------------------------------
 
 _CHAR = 0.6   # width of one label character, in units of the font size (DejaVu Sans, roughly)
-_ROW = 0.55    # height of one layer, in inches
+_ROW = 5.5     # height of one layer, in units of the font size (room for a 3-line label)
+_WRAP = 14     # a leaf name longer than this is broken before its last dot
 
 
 def _text(nd: Node) -> str:
-    return nd.label if nd.shape is None else f"{nd.label}\n{nd.shape}"
+    label = nd.label
+    if nd.kind != "op" and len(label) > _WRAP and "." in label.strip("."):
+        head, _, tail = label.rpartition(".")
+        label = f"{head}\n.{tail}"        # middle_linear / .weight: narrower panels
+    return label if nd.shape is None else f"{label}\n{nd.shape}"
 
 
 def _width(nd: Node) -> int:
     return max(len(line) for line in _text(nd).split("\n"))
 
 
-_GAP = 4.0    # characters between neighbouring labels in a layer
+_GAP = 3.0    # characters between neighbouring labels in a layer
 
 
 def graph_layout(graph: Graph) -> dict[int, tuple[float, float]]:
@@ -172,7 +189,8 @@ def graph_layout(graph: Graph) -> dict[int, tuple[float, float]]:
 
     A leaf used by several different nodes (a shared weight) is placed beside
     the graph instead, at the mean height of its users, on the side where they
-    are, so that its incoming edges fan in from each use.
+    are, clear of every node in the layers its users span, so that its
+    incoming edges fan in from each use.
     """
     layer = graph.layers()
     side = {i for i in range(len(graph.nodes)) if _is_shared_leaf(graph, i)}
@@ -203,11 +221,13 @@ def graph_layout(graph: Graph) -> dict[int, tuple[float, float]]:
         y = sum(ys) / len(ys)
         right = sum(pos[u][0] for u in users) / len(users) > 0
         half = _width(graph.nodes[i]) / 2
+        near = [(x, _width(graph.nodes[j]) / 2) for j, (x, yj) in pos.items()
+                if min(ys) - 0.5 <= yj <= max(ys) + 0.5]     # the layers the edges cross
         if right:
-            edge = max(x + _width(graph.nodes[j]) / 2 for j, (x, _) in pos.items())
+            edge = max(x + w for x, w in near)
             pos[i] = (edge + _GAP + half, y)
         else:
-            edge = min(x - _width(graph.nodes[j]) / 2 for j, (x, _) in pos.items())
+            edge = min(x - w for x, w in near)
             pos[i] = (edge - _GAP - half, y)
     return pos
 
@@ -323,7 +343,10 @@ def draw_graphs(
         highlight: labels of nodes to draw in orange with their incoming arrows
             (e.g. ``["middle_linear.weight"]``); a label missing from one graph
             is simply not marked there, but each must be in some graph.
-        fontsize: font size of the node labels, in points.
+        fontsize: font size of the node labels, in points; the rows and the
+            figure grow with it. Shown on a ~700 px page, the labels stay
+            ~9 px high while a row of panels is at most ~120 label characters
+            wide (two depths of DynamicNet side by side, not four).
         suptitle: a title for the whole figure.
 
     Returns:
@@ -357,7 +380,8 @@ def draw_graphs(
     fig, axes = plt.subplots(
         nrows, ncols, squeeze=False,
         gridspec_kw={"width_ratios": widths, "height_ratios": heights},
-        figsize=(sum(widths) * inch + 0.5 * ncols, sum(_ROW * h + 0.5 for h in heights) + 0.4),
+        figsize=(sum(widths) * inch + 0.5 * ncols,
+                 sum(_ROW * fontsize / 72 * h + 0.5 for h in heights) + 0.4),
     )
     for k, ((title, g), pos) in enumerate(zip(graphs.items(), layouts)):
         ax = axes[k // ncols][k % ncols]

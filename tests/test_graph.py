@@ -91,11 +91,13 @@ def test_layout_keeps_labels_apart_and_puts_a_shared_leaf_beside_the_graph():
         row.sort()
         for (xa, wa), (xb, wb) in zip(row, row[1:]):
             assert xb - xa >= (wa + wb) / 2
-    w = g.node("mid.weight").index
-    others = [x for i, (x, _) in pos.items() if i != w]
-    assert pos[w][0] > max(others)               # beside the graph, right of everything
-    b = g.node("mid.bias").index
-    assert pos[b][0] < min(x for i, (x, _) in pos.items() if i not in (b, w))
+    w, b = g.node("mid.weight").index, g.node("mid.bias").index
+
+    def spanned(leaf):                           # the nodes in the layers the leaf's edges cross
+        ys = [pos[e.src][1] for e in g.in_edges(leaf)]
+        return [x for i, (x, y) in pos.items() if i not in (b, w) and min(ys) <= y <= max(ys)]
+    assert pos[w][0] > max(spanned(w))           # beside the graph there: right of its uses
+    assert pos[b][0] < min(spanned(b))           # and the bias left of its uses
 
 
 def test_not_a_tensor():
@@ -193,3 +195,24 @@ def test_draw_graphs_grid():
     titles = [ax.get_title() for ax in fig.axes]
     assert titles == ["depth 0", "depth 1", "depth 2", ""]   # the 4th panel is left empty
     assert isinstance(graphs["depth 0"], Graph)
+
+
+def _dynamicnet_names(depth):
+    loss, names = _reused_linear(depth)
+    rename = {"first": "input_linear", "mid": "middle_linear", "last": "output_linear"}
+    return loss, {rename[n.split(".")[0]] + "." + n.split(".")[1]: p for n, p in names.items()}
+
+
+def test_long_leaf_names_are_broken_before_the_dot():
+    (ax,) = draw_graphs({"depth 2": autograd_graph(*_dynamicnet_names(2))}).axes
+    labels = [t.get_text() for t in ax.texts]
+    assert "middle_linear\n.weight\n(3, 3)" in labels
+    assert "AddmmBackward0" in labels and not any(t.startswith("\n") for t in labels)
+
+
+def test_two_depths_side_by_side_stay_readable_on_a_700_px_page():
+    graphs = {f"depth {k}": autograd_graph(*_dynamicnet_names(k)) for k in (1, 3)}
+    fig = draw_graphs(graphs, ncols=2, fontsize=10, highlight=["middle_linear.weight"])
+    width_px = fig.get_size_inches()[0] * fig.dpi
+    shown = 10 / 72 * fig.dpi * min(1.0, 700 / width_px)  # label height in px, shown 700 wide
+    assert shown >= 9, f"labels {shown:.1f} px high"

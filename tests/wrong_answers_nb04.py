@@ -1,4 +1,7 @@
-"""Plausible wrong answers to notebook 04's exercises; each must fail its check."""
+"""Plausible wrong answers to notebook 04's exercises; each must fail its check.
+
+And the automatic mutants of the solutions that are right answers too (EQUIVALENT).
+"""
 
 SHARE = """
 def share(model, x, targ, k, i):
@@ -7,11 +10,12 @@ def share(model, x, targ, k, i):
     for use in {uses}:
         h = (h @ ({pick}).T + b).clamp(min=0)
     loss = {loss}
-    return torch.autograd.grad(loss, W)[0]
+    {ret}
 check_share(share)
 """
 RIGHT = dict(uses="range(1, k + 1)", pick="W if use == i else W.detach()",
-             loss="((model.output_linear(h) - targ) ** 2).sum()")
+             loss="((model.output_linear(h) - targ) ** 2).sum()",
+             ret="return torch.autograd.grad(loss, W)[0]")
 
 W2 = """
 def predict_w2(W0, g0, lr, momentum, set_to_none):
@@ -28,9 +32,48 @@ WRONG = [
      r"you detached use 1 and kept the others"),
     ("check_share", "uses counted from 0", SHARE.format(**{**RIGHT, "uses": "range(k)"}),
      r"k=3, i=1\) is the share of use 2: number the uses 1 to k"),
+    ("check_share", "uses counted from the output end",
+     SHARE.format(**{**RIGHT, "uses": "range(k, 0, -1)"}),
+     r"k=3, i=1\) is the share of use 3: number the uses 1 to k"),
     ("check_share", "mean instead of the summed squared error",
      SHARE.format(**{**RIGHT, "loss": "((model.output_linear(h) - targ) ** 2).mean()"}),
-     r"use the summed squared error"),
+     r"times 0.0417: you took the mean of the squared errors"),
+    ("check_share", "use numbers compared with `is`",
+     SHARE.format(**{**RIGHT, "pick": "W if use is i else W.detach()"}),
+     r"k=260, i=258\) held W fixed in every use.*compare numbers with =="),
+    ("check_share", "backward, then the weight's .grad",
+     SHARE.format(**{**RIGHT, "ret": "loss.backward()\n    return W.grad"}),
+     r"is use 1's share plus the .grad middle_linear.weight already held"),
+    ("check_share", "the model's .grad cleared, then backward",
+     SHARE.format(**{**RIGHT, "ret": "W.grad = None\n    loss.backward()\n    return W.grad"}),
+     r"changed input_linear.weight.grad: a backward\(\) adds into the model's .grad"),
+    ("check_share", "no ReLU after the middle layer", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        h = h @ (W if use == i else W.detach()).T + b
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    return torch.autograd.grad(loss, W)[0]
+check_share(share)
+""", r"should be dL/dW with W held fixed in every use but use 1: wrong for use 1 of 3"),
+    ("check_share", "targ changed in place by the loss",
+     SHARE.format(**{**RIGHT, "loss": "(targ.sub_(model.output_linear(h)) ** 2).sum()"}),
+     r"changed targ in place"),
+    ("check_share", "the share by hand, transposed", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight.detach(), model.middle_linear.bias
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        z = h @ W.T + b
+        if use == i:
+            a, z_i = h.detach(), z
+        h = z.clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    dz = torch.autograd.grad(loss, z_i)[0]
+    return a.T @ dz
+check_share(share)
+""", r"is the transpose of use 1's share: nn.Linear stores its weight as \(out, in\)"),
     ("check_share", "returned the loss instead of a gradient", """
 def share(model, x, targ, k, i):
     h = model.input_linear(x).clamp(min=0)
@@ -38,7 +81,9 @@ def share(model, x, targ, k, i):
         h = model.middle_linear(h).clamp(min=0)
     return ((model.output_linear(h) - targ) ** 2).sum()
 check_share(share)
-""", r"returned a tensor of shape \(\); a share of dL/dW has the shape of middle_linear.weight"),
+""", r"shaped like middle_linear.weight\) has shape \(\), expected \(6, 6\)"),
+    ("check_share", "no return", SHARE.format(**{**RIGHT, "ret": "torch.autograd.grad(loss, W)"}),
+     r"should be a tensor, but it is None"),
     ("check_w2", "a zero gradient does not move the weight", W2.format(answer="W1"),
      r"with set_to_none=False its .grad is a zero tensor, an ordinary gradient"),
     ("check_w2", "a None gradient still moves it through momentum",
@@ -47,10 +92,41 @@ check_share(share)
     ("check_w2", "momentum buffer not decayed in step 1",
      W2.format(answer="W1 if set_to_none else W1 - lr * g0"),
      r"the buffer decays first: v1 = momentum \* v0 \+ 0"),
+    ("check_w2", "g0 used again in step 1",
+     W2.format(answer="W1 if set_to_none else W1 - lr * (momentum * g0 + g0)"),
+     r"used g0 again in step 1; at depth 0 the weight's gradient is a tensor of zeros"),
     ("check_w2", "step 0 forgotten",
      W2.format(answer="W0 if set_to_none else W0 - lr * momentum * g0"),
      r"is W0: step 0, at depth 2, does move the weight"),
     ("check_w2", "momentum applied in step 0 already",
      W2.format(answer="W0 - lr * momentum * g0 if set_to_none else W0 - lr * momentum * g0 * 1.9"),
      r"step 0 starts the buffer as v0 = g0"),
+    ("check_w2", "a step up the gradient",
+     W2.format(answer="W0 + lr * g0 if set_to_none else W0 + lr * (1 + momentum) * g0"),
+     r"is wrong; step 0 starts the buffer as v0 = g0"),
+    ("check_w2", "W0 updated in place", """
+def predict_w2(W0, g0, lr, momentum, set_to_none):
+    W0 -= lr * g0
+    if not set_to_none:
+        W0 -= lr * momentum * g0
+    return W0
+check_w2(predict_w2)
+""", r"changed W0 in place; it should only read it"),
+    ("check_w2", "a list instead of a tensor", W2.format(answer="W1.tolist()"),
+     r"should be a tensor, but it is a list"),
 ]
+
+EQUIVALENT = {
+    (1, "line 3, in-place twin: model.input_linear(x).clamp(min=0) -> "
+        "model.input_linear(x).clamp_(min=0)"):
+        "clamps a fresh intermediate that nothing else holds (addmm saves its inputs, not "
+        "its output): the same values and the same gradient",
+    (1, "line 5, in-place twin: (h @ (W if use == i else W.detach()).T + b).clamp(min=0) -> "
+        "(h @ (W if use == i else W.detach()).T + b).clamp_(min=0)"):
+        "clamps a fresh intermediate that nothing else holds (add saves nothing): the same "
+        "values and the same gradient",
+    (1, "line 6, swap operands: model.output_linear(h) - targ -> targ - model.output_linear(h)"):
+        "(targ - out) ** 2 is (out - targ) ** 2: the same loss, to the last bit",
+    (1, "line 7, change a number: 0 -> -1"):
+        "autograd.grad(loss, W) returns a 1-tuple, whose [-1] is its [0]",
+}

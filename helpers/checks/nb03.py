@@ -176,7 +176,8 @@ def check_accumulate_grads(accumulate_grads) -> None:
     chunk, each carrying that chunk's share (its mean loss divided by
     `n_chunks`, or all of them scaled alike; seen by a hook on the first
     weight); in the end every `.grad` is the full-batch gradient; the
-    weights, their `requires_grad`, `inp` and `targ` are as they were. Leaves free: how the gradients are cleared
+    weights, their `requires_grad`, `inp` and `targ` are as they were.
+    Leaves free: how the gradients are cleared
     (`zero_grad()`, with or without `set_to_none`, or by hand), the order of
     the chunks, how the share is scaled (dividing the loss, `backward`'s
     `gradient` argument, or dividing the summed `.grad` at the end), extra

@@ -1,23 +1,28 @@
 """Checks for the exercises of notebook 04, DynamicNet: one layer, many uses.
 
-Each check builds its own small `DynamicNet` (8 rows, 5 inputs, 6 hidden units,
-3 outputs, float64, weights drawn from a seeded generator), so it runs in
+Each check builds its own small `DynamicNet`s (a few rows, inputs and hidden
+units, float64, weights drawn from seeded generators), so it runs in
 milliseconds and never reads a notebook global.
 """
 
 from __future__ import annotations
 
-import copy
-
 import torch
 from torch import nn
 
-from helpers.checks import call_answer, expect_close
+from helpers.checks import (
+    CheckFailed,
+    call_answer,
+    exercise_check,
+    expect_close,
+    expect_tensor,
+    expect_unchanged,
+    passed,
+    snapshot,
+)
 from helpers.compare import compare
 
 __all__ = ["check_share", "check_w2"]
-
-N, D_IN, H, D_OUT = 8, 5, 6, 3
 
 
 class DynamicNet(nn.Module):
@@ -36,93 +41,176 @@ class DynamicNet(nn.Module):
         return self.output_linear(h_relu)
 
 
-def _fresh() -> DynamicNet:
-    """The same small model every time (a seeded generator; the global RNG is not touched)."""
-    g = torch.Generator().manual_seed(4)
-    model = DynamicNet(D_IN, H, D_OUT)
+# (rows, inputs, hidden, outputs, seed): two shapes; the third case is deep, and
+# its middle layer keeps activations alive through hundreds of uses.
+_SMALL, _OTHER, _DEEP = (8, 5, 6, 3, 4), (5, 4, 7, 2, 11), (5, 4, 6, 2, 8)
+
+
+def _model(n: int, d_in: int, h: int, d_out: int, seed: int, deep: bool = False):
+    """A DynamicNet, an input batch and targets, all from one seeded generator."""
+    g = torch.Generator().manual_seed(seed)
+    model = DynamicNet(d_in, h, d_out)
     with torch.no_grad():
         for p in model.parameters():
             p.copy_(torch.randn(p.shape, generator=g, dtype=torch.float64) * 0.6 + 0.1)
-    return model
-
-
-def _data() -> tuple[torch.Tensor, torch.Tensor]:
-    g = torch.Generator().manual_seed(5)
-    return (torch.randn(N, D_IN, generator=g, dtype=torch.float64),
-            torch.randn(N, D_OUT, generator=g, dtype=torch.float64))
+        if deep:   # about half the identity plus a little noise, and a positive bias
+            mid = model.middle_linear
+            mid.weight.mul_(0.25).add_(0.5 * torch.eye(h, dtype=torch.float64))
+            mid.bias.abs_().add_(0.3)
+    x = torch.randn(n, d_in, generator=g, dtype=torch.float64)
+    targ = torch.randn(n, d_out, generator=g, dtype=torch.float64) + 0.5
+    return model, x, targ
 
 
 def _sse(out: torch.Tensor, targ: torch.Tensor) -> torch.Tensor:
     return ((out - targ) ** 2).sum()
 
 
-def _untied_shares(x: torch.Tensor, targ: torch.Tensor, k: int) -> list[torch.Tensor]:
-    """Use i's share of dL/dW: the gradient of the i-th of k untied copies of middle_linear."""
-    model = _fresh()
-    copies = [copy.deepcopy(model.middle_linear) for _ in range(k)]
-    h = model.input_linear(x).clamp(min=0)
-    for layer in copies:
-        h = layer(h).clamp(min=0)
-    loss = _sse(model.output_linear(h), targ)
-    return list(torch.autograd.grad(loss, [c.weight for c in copies]))
+def _untied_shares(model, x, targ, k: int) -> list[torch.Tensor]:
+    """Use i's share of dL/dW: the gradient of the i-th of k untied copies of the weight."""
+    mid = model.middle_linear
+    copies = [mid.weight.detach().clone().requires_grad_() for _ in range(k)]
+    with torch.enable_grad():
+        h = model.input_linear(x).clamp(min=0)
+        for w in copies:
+            h = nn.functional.linear(h, w, mid.bias.detach()).clamp(min=0)
+        loss = _sse(model.output_linear(h), targ)
+        return list(torch.autograd.grad(loss, copies))
 
 
 def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and compare({"t": a}, {"t": b}).ok
 
 
-def _as_weight_grad(got: object, what: str) -> torch.Tensor:
-    if not isinstance(got, torch.Tensor):
-        raise AssertionError(f"{what} should return a tensor, the gradient of "
-                             f"middle_linear.weight; it returned a {type(got).__name__}")
-    if tuple(got.shape) != (H, H):
-        raise AssertionError(f"{what} returned a tensor of shape {tuple(got.shape)}; a share of "
-                             f"dL/dW has the shape of middle_linear.weight, {(H, H)}")
-    return got.detach()
+def _model_state(model) -> dict:
+    """Every parameter's values, .grad and requires_grad, to see that an answer left them."""
+    return {name: (p.detach().clone(), None if p.grad is None else p.grad.clone(),
+                   p.requires_grad) for name, p in model.named_parameters()}
 
 
+def _expect_model_unchanged(model, before: dict, who: str) -> None:
+    for name, (value, grad, requires_grad) in before.items():
+        p = dict(model.named_parameters())[name]
+        if p.requires_grad != requires_grad:
+            raise CheckFailed(f"{who} switched requires_grad of {name}; it should only read "
+                              f"the model (detach a copy of the weight instead)")
+        if not torch.equal(p.detach(), value):
+            raise CheckFailed(f"{who} changed the values of {name}; it should only read "
+                              f"the model")
+        same_grad = (p.grad is None and grad is None) or (
+            p.grad is not None and grad is not None and torch.equal(p.grad, grad))
+        if not same_grad:
+            raise CheckFailed(
+                f"{who} changed {name}.grad: a backward() adds into the model's .grad. "
+                f"Leave the model as it was: torch.autograd.grad(loss, W) returns the "
+                f"gradient without touching any .grad")
+
+
+def _diagnose_share(got, ref, i, k, n_out, old_grad, what) -> None:
+    """Raise the sentence for a recognised mistake, or the comparison table."""
+    share, full = ref[i - 1], sum(ref)
+    if not got.abs().max() > 0:
+        raise CheckFailed(f"{what} is all zeros: no gradient reached W, so W was held fixed "
+                          f"in every use, use {i} too")
+    if _close(got, share + old_grad):
+        raise CheckFailed(
+            f"{what} is use {i}'s share plus the .grad middle_linear.weight already held: "
+            f"backward() adds into .grad. torch.autograd.grad(loss, W) returns the "
+            f"gradient alone, and leaves .grad as it was")
+    if k > 1 and _close(got, full):
+        raise CheckFailed(f"{what} is the whole gradient, the sum over all {k} uses: hold "
+                          f"the weight fixed (W.detach()) in every use except use {i}")
+    if k > 1 and _close(got, full - share):
+        raise CheckFailed(f"{what} is the sum of the OTHER uses' shares: you detached use "
+                          f"{i} and kept the others; it is the other way round")
+    for j in range(1, k + 1):
+        if j != i and _close(got, ref[j - 1]):
+            raise CheckFailed(f"{what} is the share of use {j}: number the uses 1 to k, in "
+                              f"the order of the forward pass")
+    if _close(got, share.T):
+        raise CheckFailed(f"{what} is the transpose of use {i}'s share: nn.Linear stores "
+                          f"its weight as (out, in), and so does its gradient")
+    scale = ((got * share).sum() / (share ** 2).sum()).item()
+    if abs(scale) > 1e-6 and _close(got, scale * share):
+        why = ("you took the mean of the squared errors; the notebook's criterion sums them, "
+               "((out - targ) ** 2).sum()" if _close(got, share / n_out)
+               else "check the loss: the summed squared error, ((out - targ) ** 2).sum()")
+        raise CheckFailed(f"{what} is use {i}'s share times {scale:.3g}: {why}")
+    expect_close({f"use {i} of {k}": got}, {f"use {i} of {k}": share},
+                 f"{what} should be dL/dW with W held fixed in every use but use {i}")
+
+
+def _call_share(share, model, x, targ, k, i):
+    what = f"your share(model, x, targ, k={k}, i={i})"
+    got = call_answer(share, model, x, targ, k, i, what=what,
+                      hint="it is called with the check's small DynamicNet, its input, its "
+                           "targets, the depth k, and a use number i from 1 to k")
+    h = model.middle_linear.weight.shape[0]
+    got = expect_tensor(got, f"{what} (use {i}'s share of dL/dW, shaped like "
+                             f"middle_linear.weight)", (h, h))
+    return what, got.detach()
+
+
+@exercise_check
 def check_share(share) -> None:
-    """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW (W detached elsewhere)."""
-    x, targ = _data()
-    for k in (3, 2, 1):
-        ref = _untied_shares(x, targ, k)
-        full = sum(ref)
-        for i in range(1, k + 1):
-            what = f"your share(model, x, targ, k={k}, i={i})"
-            got = _as_weight_grad(call_answer(
-                share, _fresh(), x.clone(), targ.clone(), k, i, what=what,
-                hint="run the forward pass at depth k by hand, with middle_linear.weight "
-                     "detached in every use except use i (an error that a tensor was not used in "
-                     "the graph means that W was detached in all k uses)"), what)
-            if _close(got, ref[i - 1]):
-                continue
-            if k > 1 and _close(got, full):
-                raise AssertionError(
-                    f"{what} is the whole gradient, the sum over all {k} uses: detach the weight "
-                    f"in every use except use {i}")
-            if k > 1 and _close(got, full - ref[i - 1]):
-                raise AssertionError(
-                    f"{what} is the sum of the OTHER uses' shares: you detached use {i} and kept "
-                    f"the others; it is the other way round")
-            for j in range(1, k + 1):
-                if j != i and _close(got, ref[j - 1]):
-                    raise AssertionError(
-                        f"{what} is the share of use {j}: number the uses 1 to k, in the order "
-                        f"of the forward pass")
-            scale = (got * ref[i - 1]).sum() / (ref[i - 1] ** 2).sum()
-            if abs(scale.item()) > 1e-6 and _close(got, scale * ref[i - 1]):
-                raise AssertionError(
-                    f"{what} is use {i}'s share times {scale.item():.3g}: use the summed squared "
-                    f"error, ((out - targ) ** 2).sum(), the notebook's criterion")
-            expect_close({f"use {i} of {k}": got}, {f"use {i} of {k}": ref[i - 1]},
-                         f"{what} should be dL/dW with W detached in every use but use {i}")
-    print("every use's share matches its untied copy, at depths 1 to 3")
+    """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW.
+
+    Requires: for every depth k and use i (numbered 1 to k in the order of the
+    forward pass), the gradient of the summed squared error with respect to
+    ``middle_linear.weight`` when only use i depends on it, as a tensor shaped
+    like the weight; and the model (weights, their ``.grad`` and
+    ``requires_grad``), ``x`` and ``targ`` left as they were. The model handed
+    to it holds a ``.grad`` from an earlier backward, as during training.
+    Cases: two model shapes at depths 1 to 3, every use, and a deep model
+    (depth 260), whose use numbers go above Python's cached small ints.
+    Leaves free: how the other uses are held fixed (``W.detach()``, a copy),
+    ``torch.autograd.grad`` or a backward on copies, ``@`` or ``F.linear``,
+    the float dtype, extra prints.
+    """
+    cases = [(_SMALL, (3, 2, 1), None), (_OTHER, (3, 2), None), (_DEEP, (260,), (258, 260))]
+    for shape, depths, uses in cases:
+        for k in depths:
+            model, x, targ = _model(*shape, deep=uses is not None)
+            _sse(model(x, k), targ).backward()      # a .grad from an earlier backward
+            old_grad = model.middle_linear.weight.grad.clone()
+            ref = _untied_shares(model, x, targ, k)
+            before, data = _model_state(model), snapshot(x=x, targ=targ)
+            for i in uses or range(1, k + 1):
+                what, got = _call_share_deep(share, model, x, targ, k, i, uses is not None)
+                expect_unchanged(data, what)
+                if not _close(got, ref[i - 1]):
+                    _diagnose_share(got, ref, i, k, targ.numel(), old_grad, what)
+                _expect_model_unchanged(model, before, what)
+    passed("every use's share matches its untied copy, and the model is left as it was")
 
 
-def _two_steps(lr: float, momentum: float, set_to_none: bool):
+def _call_share_deep(share, model, x, targ, k, i, deep):
+    """`_call_share`; at depth 260, a weight detached in every use is named as such."""
+    try:
+        what, got = _call_share(share, model, x, targ, k, i)
+    except CheckFailed as e:
+        if deep and "not have been used in the graph" in str(e):
+            raise CheckFailed(
+                f"your share(model, x, targ, k={k}, i={i}) held W fixed in every use, use "
+                f"{i} too, though it was right at depths 1 to 3. Do you compare use numbers "
+                f"with `is`? Two equal ints above 256 are different objects in Python: "
+                f"compare numbers with ==", e.learner_frames) from None
+        raise
+    if deep and not got.abs().max() > 0:
+        raise CheckFailed(
+            f"{what} is all zeros, though your function was right at depths 1 to 3: W was "
+            f"held fixed in every use. Do you compare use numbers with `is`? Two equal ints "
+            f"above 256 are different objects in Python: compare numbers with ==")
+    return what, got
+
+
+# (model shape, lr, momentum) for exercise 2: two shapes, three settings.
+_W2_CASES = [(_SMALL, 0.1, 0.9), (_SMALL, 0.05, 0.5), (_OTHER, 0.2, 0.3)]
+
+
+def _two_steps(shape, lr: float, momentum: float, set_to_none: bool):
     """W0, g0 (step 0, depth 2) and W2 (after step 1, depth 0), run with torch.optim.SGD."""
-    x, targ = _data()
-    model = _fresh()
+    model, x, targ = _model(*shape)
     w = model.middle_linear.weight
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     w0 = w.detach().clone()
@@ -135,37 +223,54 @@ def _two_steps(lr: float, momentum: float, set_to_none: bool):
     return w0, g0, w.detach().clone()
 
 
+def _diagnose_w2(got, w0, g0, w2, lr, momentum, set_to_none, what) -> None:
+    w1 = w0 - lr * g0
+    if _close(got, w0):
+        raise CheckFailed(f"{what} is W0: step 0, at depth 2, does move the weight")
+    if set_to_none and _close(got, w1 - lr * momentum * g0):
+        raise CheckFailed(
+            f"{what} moved the weight in step 1, but with set_to_none=True its .grad is "
+            f"None at depth 0, and SGD skips a parameter without a gradient: W2 = W1")
+    if not set_to_none and _close(got, w1):
+        raise CheckFailed(
+            f"{what} left the weight at W1, but with set_to_none=False its .grad is a zero "
+            f"tensor, an ordinary gradient: the buffer becomes momentum * v0 + 0, and the "
+            f"weight moves by lr times that")
+    if not set_to_none and _close(got, w1 - lr * g0):
+        raise CheckFailed(f"{what} moved by lr * v0 again; the buffer decays first: "
+                          f"v1 = momentum * v0 + 0")
+    if not set_to_none and _close(got, w1 - lr * (1 + momentum) * g0):
+        raise CheckFailed(f"{what} used g0 again in step 1; at depth 0 the weight's "
+                          f"gradient is a tensor of zeros: v1 = momentum * v0 + 0")
+    expect_close({"W2": got}, {"W2": w2},
+                 f"{what} is wrong; step 0 starts the buffer as v0 = g0 and moves "
+                 f"W1 = W0 - lr * v0; then ask what step 1 does with its .grad")
+
+
+@exercise_check
 def check_w2(predict_w2) -> None:
-    """Exercise 2: `predict_w2(W0, g0, lr, momentum, set_to_none)`, W2 after depths 2 then 0."""
-    for lr, momentum in ((0.1, 0.9), (0.05, 0.5)):
+    """Exercise 2: `predict_w2(W0, g0, lr, momentum, set_to_none)`, W2 after depths 2 then 0.
+
+    Requires: the weight after step 1 as torch.optim.SGD makes it (step 0 at
+    depth 2, step 1 at depth 0, each after ``zero_grad(set_to_none=...)``), for
+    both values of `set_to_none`, two weight shapes and three settings of
+    `lr` and `momentum`; `W0` and `g0` left as they were. Leaves free: how it
+    is computed (formulas, a loop over steps, a momentum buffer variable), the
+    float dtype, extra prints.
+    """
+    for shape, lr, momentum in _W2_CASES:
         for set_to_none in (True, False):
-            w0, g0, w2 = _two_steps(lr, momentum, set_to_none)
+            w0, g0, w2 = _two_steps(shape, lr, momentum, set_to_none)
             what = (f"your predict_w2(W0, g0, lr={lr}, momentum={momentum}, "
                     f"set_to_none={set_to_none})")
-            got = call_answer(predict_w2, w0.clone(), g0.clone(), lr, momentum, set_to_none,
-                              what=what, hint="it receives tensors and numbers; return a tensor")
-            if not isinstance(got, torch.Tensor) or got.shape != w0.shape:
-                raise AssertionError(
-                    f"{what} should return a tensor shaped like W0, {tuple(w0.shape)}")
+            args = snapshot(W0=w0.clone(), g0=g0.clone())
+            got = call_answer(predict_w2, args["W0"][0], args["g0"][0], lr, momentum,
+                              set_to_none, what=what,
+                              hint="it receives W0 and g0 (tensors), lr and momentum "
+                                   "(floats) and set_to_none (a bool); return a tensor")
+            got = expect_tensor(got, f"{what} (W2, shaped like W0)", tuple(w0.shape))
+            expect_unchanged(args, what)
             got = got.detach()
-            if _close(got, w2):
-                continue
-            w1 = w0 - lr * g0
-            if _close(got, w0):
-                raise AssertionError(f"{what} is W0: step 0, at depth 2, does move the weight")
-            if set_to_none and _close(got, w1 - lr * momentum * g0):
-                raise AssertionError(
-                    f"{what} moved the weight in step 1, but with set_to_none=True its .grad is "
-                    f"None at depth 0, and SGD skips a parameter without a gradient: W2 = W1")
-            if not set_to_none and _close(got, w1):
-                raise AssertionError(
-                    f"{what} left the weight at W1, but with set_to_none=False its .grad is a zero "
-                    f"tensor, an ordinary gradient: the buffer becomes momentum * v0 + 0, and the "
-                    f"weight moves by lr times that")
-            if not set_to_none and _close(got, w1 - lr * g0):
-                raise AssertionError(f"{what} moved by lr * v0 again; the buffer decays "
-                                     f"first: v1 = momentum * v0 + 0")
-            expect_close({"W2": got}, {"W2": w2},
-                         f"{what} is wrong; step 0 starts the buffer as v0 = g0 and moves "
-                         f"W1 = W0 - lr * v0; then ask what step 1 does with its .grad")
-    print("predict_w2 matches torch.optim.SGD, with set_to_none True and False")
+            if not _close(got, w2):
+                _diagnose_w2(got, w0, g0, w2, lr, momentum, set_to_none, what)
+    passed("predict_w2 matches torch.optim.SGD, with set_to_none True and False")

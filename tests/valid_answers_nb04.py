@@ -1,0 +1,86 @@
+"""Right answers to notebook 04's exercises, written differently from the solutions.
+
+Each must pass its check.
+"""
+
+VALID = [
+    ("check_share", "F.linear and relu, W detached once, criterion from nn", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    W_fixed = W.detach()
+    h = torch.relu(model.input_linear(x))
+    for use in range(k):
+        h = torch.relu(nn.functional.linear(h, W if use + 1 == i else W_fixed, b))
+    loss = nn.MSELoss(reduction="sum")(model.output_linear(h), targ)
+    (grad,) = torch.autograd.grad(loss, [W])
+    print("share of use", i, "of", k)
+    return grad
+check_share(share)
+"""),
+    ("check_share", "the model's own layer for use i, by hand for the others", """
+def share(model, x, targ, k, i):
+    mid = model.middle_linear
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        if use == i:
+            h = mid(h).clamp(min=0)
+        else:
+            h = (h @ mid.weight.detach().T + mid.bias).clamp(min=0)
+    loss = (model.output_linear(h) - targ).pow(2).sum()
+    return torch.autograd.grad(loss, mid.weight)[0]
+check_share(share)
+"""),
+    ("check_share", "the formula: (dL/dz_i)^T a_(i-1), dL/dz_i from autograd", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight.detach(), model.middle_linear.bias.detach()
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        z = h @ W.T + b
+        if use == i:
+            a, z_i = h, z
+        h = z.clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    dz = torch.autograd.grad(loss, z_i)[0]
+    return dz.T @ a
+check_share(share)
+"""),
+    ("check_share", "untied copies, as in section 3, and autograd.grad", """
+import copy
+
+def share(model, x, targ, k, i):
+    copies = [copy.deepcopy(model.middle_linear) for _ in range(k)]
+    h = model.input_linear(x).clamp(min=0)
+    for layer in copies:
+        h = layer(h).clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    return torch.autograd.grad(loss, copies[i - 1].weight)[0]
+check_share(share)
+"""),
+    ("check_w2", "one expression", """
+def predict_w2(W0, g0, lr, momentum, set_to_none):
+    return W0 - lr * g0 * (1 if set_to_none else 1 + momentum)
+check_w2(predict_w2)
+"""),
+    ("check_w2", "SGD with momentum written out, step by step", """
+def predict_w2(W0, g0, lr, momentum, set_to_none):
+    W, buf = W0.clone(), None
+    grads = [g0, None if set_to_none else torch.zeros_like(g0)]
+    for g in grads:
+        if g is None:            # no gradient: SGD skips the parameter
+            continue
+        buf = g.clone() if buf is None else momentum * buf + g
+        W = W - lr * buf
+    return W
+check_w2(predict_w2)
+"""),
+    ("check_w2", "the buffer named, float32 arithmetic", """
+def predict_w2(W0, g0, lr, momentum, set_to_none):
+    v0 = g0.float()
+    W1 = W0.float() - lr * v0
+    if set_to_none:
+        return W1
+    v1 = momentum * v0 + torch.zeros_like(v0)
+    return W1 - lr * v1
+check_w2(predict_w2)
+"""),
+]
