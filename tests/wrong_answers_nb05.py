@@ -1,36 +1,63 @@
 """Plausible wrong answers to notebook 05's exercises; each must fail its check."""
 
+RELU_SHARED = """
+class ReluShared():
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, inp):
+        out = {forward}
+        self.calls.append((inp, out))
+        return out
+
+    def backward(self):
+        inp, out = {pop}
+        {grad}
+check_relu_shared(ReluShared)
+"""
+
+
+def relu_shared(forward="inp.clamp_min(0.)", pop="self.calls.pop()",
+                grad="inp.g = (inp > 0).float() * out.g"):
+    return RELU_SHARED.format(forward=forward, pop=pop, grad=grad)
+
+
+RESIDUAL = """
+def residual_dynamicnet(tape, p, x, depth):
+    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    for _ in range(depth):
+        z = lin(tape, h_relu, p["w_mid"], p["b_mid"])
+        {block}
+    return lin(tape, h_relu, p["w_out"], p["b_out"])
+check_residual(residual_dynamicnet)
+"""
+
+TIED = """
+def transpose(tape, x):
+    return tape.record("transpose", {forward}, (x,), {backward})
+
+
+def tied_net(tape, p, x):
+    h = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    h = relu(tape, lin(tape, h, p["w_mid"], p["b_mid"]))
+    h = relu(tape, lin(tape, h, {tied}, p["b_mid"]))
+    return lin(tape, h, p["w_out"], p["b_out"])
+check_tied(transpose, tied_net)
+"""
+
+
+def tied(forward="x.t()", backward="lambda g: (g.t(),)", tied='transpose(tape, p["w_mid"])'):
+    return TIED.format(forward=forward, backward=backward, tied=tied)
+
+
 WRONG = [
-    ("check_relu_shared", "pops from the front of the list", """
-class ReluShared():
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, inp):
-        out = inp.clamp_min(0.)
-        self.calls.append((inp, out))
-        return out
-
-    def backward(self):
-        inp, out = self.calls.pop(0)
-        inp.g = (inp > 0).float() * out.g
-check_relu_shared(ReluShared)
-""", r"did you pop the latest record\?"),
-    ("check_relu_shared", "reads the latest record without popping it", """
-class ReluShared():
-    def __init__(self):
-        self.calls = []
-
-    def __call__(self, inp):
-        out = inp.clamp_min(0.)
-        self.calls.append((inp, out))
-        return out
-
-    def backward(self):
-        inp, out = self.calls[-1]
-        inp.g = (inp > 0).float() * out.g
-check_relu_shared(ReluShared)
-""", r"pop the latest one in each backward"),
+    # -- exercise 1 ----------------------------------------------------------------------
+    ("check_relu_shared", "pops from the front of the list",
+     relu_shared(pop="self.calls.pop(0)"),
+     r"first backward set inp.g of the FIRST call: did you pop the latest record\?"),
+    ("check_relu_shared", "reads the latest record without popping it",
+     relu_shared(pop="self.calls[-1]"),
+     r"worked on the latest call again.*pop the latest one in each backward"),
     ("check_relu_shared", "the lesson's Relu: one stored call", """
 class ReluShared():
     def __call__(self, inp):
@@ -40,8 +67,29 @@ class ReluShared():
     def backward(self):
         self.inp.g = (self.inp > 0).float() * self.out.g
 check_relu_shared(ReluShared)
-""", r"keep one \(inp, out\) record per call \(a list\)"),
-    ("check_relu_shared", "forgot to multiply by out.g", """
+""", r"Keep one \(inp, out\) record per call \(a list\)"),
+    ("check_relu_shared", "forgot to multiply by out.g",
+     relu_shared(grad="inp.g = (inp > 0).float()"),
+     r"inp.g should be \(inp > 0\) \* out.g.*the mask alone"),
+    ("check_relu_shared", "passes the gradient at exactly 0 too",
+     relu_shared(grad="inp.g = (inp >= 0).float() * out.g"),
+     r"also passes it where the input is exactly 0: use inp > 0"),
+    ("check_relu_shared", "no mask at all",
+     relu_shared(grad="inp.g = out.g"),
+     r"Yours is out.g itself, with no mask"),
+    ("check_relu_shared", "the ReLU computed in place on its input",
+     relu_shared(forward="inp.clamp_min_(0.)"),
+     r"changed the first call's inp in place"),
+    ("check_relu_shared", "masks out.g in place and hands it on",
+     relu_shared(grad="out.g *= (inp > 0).float(); inp.g = out.g"),
+     r"your backward changed the second call's out.g"),
+    ("check_relu_shared", "adds into an inp.g that nobody created",
+     relu_shared(grad="inp.g += (inp > 0).float() * out.g"),
+     r"first backward of your ReluShared object raised AttributeError"),
+    ("check_relu_shared", "the gradient where the OUTPUT is at least 0 (always true)",
+     relu_shared(grad="inp.g = (out >= 0).float() * out.g"),
+     r"Yours is out.g itself, with no mask"),
+    ("check_relu_shared", "__call__ forgets to return out", """
 class ReluShared():
     def __init__(self):
         self.calls = []
@@ -49,63 +97,63 @@ class ReluShared():
     def __call__(self, inp):
         out = inp.clamp_min(0.)
         self.calls.append((inp, out))
-        return out
 
     def backward(self):
         inp, out = self.calls.pop()
-        inp.g = (inp > 0).float()
+        inp.g = (inp > 0).float() * out.g
 check_relu_shared(ReluShared)
-""", r"inp.g should be \(inp > 0\) \* out.g"),
-    ("check_residual", "a plain + instead of the tape's add", """
-def residual_dynamicnet(tape, params, x, depth):
-    h_relu = relu(tape, lin(tape, x, params["w_in"], params["b_in"]))
-    for _ in range(depth):
-        h_relu = relu(tape, h_relu + lin(tape, h_relu, params["w_mid"], params["b_mid"]))
-    return lin(tape, h_relu, params["w_out"], params["b_out"])
-check_residual(residual_dynamicnet)
-""", r"a plain \+ is not recorded"),
-    ("check_residual", "the ReLU before the sum", """
-def residual_dynamicnet(tape, params, x, depth):
-    h_relu = relu(tape, lin(tape, x, params["w_in"], params["b_in"]))
-    for _ in range(depth):
-        h_relu = add(tape, h_relu, relu(tape, lin(tape, h_relu, params["w_mid"], params["b_mid"])))
-    return lin(tape, h_relu, params["w_out"], params["b_out"])
-check_residual(residual_dynamicnet)
-""", r"at depth 1 the gradients differ from autograd's: .*the ReLU after the sum"),
-    ("check_tied", "transpose's backward returns g unchanged", """
-def transpose(tape, x):
-    return tape.record("transpose", x.t(), (x,), lambda g: (g,))
-
-
-def tied_net(tape, params, x):
-    h = relu(tape, lin(tape, x, params["w_in"], params["b_in"]))
-    h = relu(tape, lin(tape, h, params["w_mid"], params["b_mid"]))
-    h = relu(tape, lin(tape, h, transpose(tape, params["w_mid"]), params["b_mid"]))
-    return lin(tape, h, params["w_out"], params["b_out"])
-check_tied(transpose, tied_net)
-""", r"transpose's backward sends the wrong gradient to x"),
-    ("check_tied", "w_mid.t() not recorded on the tape", """
-def transpose(tape, x):
-    return tape.record("transpose", x.t(), (x,), lambda g: (g.t(),))
-
-
-def tied_net(tape, params, x):
-    h = relu(tape, lin(tape, x, params["w_in"], params["b_in"]))
-    h = relu(tape, lin(tape, h, params["w_mid"], params["b_mid"]))
-    h = relu(tape, lin(tape, h, params["w_mid"].t(), params["b_mid"]))
-    return lin(tape, h, params["w_out"], params["b_out"])
-check_tied(transpose, tied_net)
-""", r"no record on the tape transposes w_mid"),
-    ("check_tied", "the tied layer without the transpose", """
-def transpose(tape, x):
-    return tape.record("transpose", x.t(), (x,), lambda g: (g.t(),))
-
-
-def tied_net(tape, params, x):
-    h = relu(tape, lin(tape, x, params["w_in"], params["b_in"]))
-    h = relu(tape, lin(tape, h, params["w_mid"], params["b_mid"]))
-    h = relu(tape, lin(tape, h, params["w_mid"], params["b_mid"]))
-    return lin(tape, h, params["w_out"], params["b_out"])
-check_tied(transpose, tied_net)
-""", r"no record on the tape transposes w_mid"),
+""", r"what your object returned for the first call should be a tensor, but it is None"),
+    # -- exercise 2 ----------------------------------------------------------------------
+    ("check_residual", "a plain + instead of the tape's add",
+     RESIDUAL.format(block="h_relu = relu(tape, h_relu + z)"),
+     r"record #\d takes an input that no op on the tape computed. A plain \+ .*is not recorded"),
+    ("check_residual", "the ReLU before the sum",
+     RESIDUAL.format(block="h_relu = add(tape, h_relu, relu(tape, z))"),
+     r"(?s)at depth 1 .*differ from autograd's: .*you put the ReLU before the sum"),
+    ("check_residual", "no ReLU after the sum",
+     RESIDUAL.format(block="h_relu = add(tape, h_relu, z)"),
+     r"(?s)at depth 1 .*you left out the ReLU after the sum"),
+    ("check_residual", "no skip connection: the plain DynamicNet",
+     RESIDUAL.format(block="h_relu = relu(tape, z)"),
+     r"(?s)at depth 1 .*you left out the skip connection"),
+    ("check_residual", "adds in place into the recorded h_relu",
+     RESIDUAL.format(block="h_relu += z\n        h_relu = relu(tape, h_relu)"),
+     r"(?s)at depth 1 .*the gradients differ from autograd's: wrong for"),
+    ("check_residual", "returns the ReLU of the output layer",
+     RESIDUAL.replace('return lin(tape, h_relu, p["w_out"], p["b_out"])',
+                      'return relu(tape, lin(tape, h_relu, p["w_out"], p["b_out"]))')
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"(?s)at depth 0 .*the gradients differ from autograd's"),
+    ("check_residual", "the prediction squeezed to (n,)",
+     RESIDUAL.replace('return lin(tape, h_relu, p["w_out"], p["b_out"])',
+                      'return lin(tape, h_relu, p["w_out"], p["b_out"]).squeeze(-1)')
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"has shape \(32,\), expected \(32, 1\)"),
+    # -- exercise 3 ----------------------------------------------------------------------
+    ("check_tied", "transpose's backward returns g unchanged",
+     tied(backward="lambda g: (g,)"),
+     r"transpose's backward sends the wrong gradient to x.*yours has out.g's shape"),
+    ("check_tied", "w_mid.t() not recorded on the tape",
+     tied(tied='p["w_mid"].t()'),
+     r"the lin record #4 takes an input that no op on the tape computed. A plain \.t\(\)"),
+    ("check_tied", "the tied layer without the transpose",
+     tied(tied='p["w_mid"]'),
+     r"you used w_mid untransposed in the third layer"),
+    ("check_tied", "transpose's forward forgets to transpose",
+     tied(forward="x"),
+     r"transpose\(tape, x\) for an x of shape \(2, 3\) has shape \(2, 3\), expected \(3, 2\)"),
+    ("check_tied", "transpose's backward returns a bare tensor, not a tuple",
+     tied(backward="lambda g: g.t()"),
+     r"should return a tuple with one gradient"),
+    ("check_tied", "transpose transposes x in place",
+     tied(forward="x.t_()"),
+     r"your transpose changed x in place"),
+    ("check_tied", "transpose's backward transposes out.g in place",
+     tied(backward="lambda g: (g.t_(),)"),
+     r"your transpose's backward changed out.g in place"),
+    ("check_tied", "transpose records a copy as its input",
+     tied(forward="x.t()", backward="lambda g: (g.t(),)").replace("(x,)", "(x.clone(),)"),
+     r"with x as its only input"),
 ]
+
+EQUIVALENT: dict[tuple[int, str], str] = {}

@@ -4,24 +4,39 @@ The module carries its own copy of the notebook's tape (`Tape`, `lin`, `relu`,
 `add`, `mse`) and of its lesson-8 style `DynamicModel`, so that a check never
 depends on the notebook's globals. A solution may use the tape and its ops:
 they are in `__all__`.
+
+Every check runs the answer on two problems of its own (float64, different
+seeds and sizes, nonzero biases) and compares with autograd. Its reference
+ReLU is `torch.relu`, whose slope at exactly 0 is 0 on every torch release,
+like the notebook's `relu` (`x > 0`).
 """
 
 from __future__ import annotations
 
+import functools
 from collections import namedtuple
 
 import torch
 
-from helpers.checks import call_answer, expect_close
+from helpers.checks import (
+    CheckFailed,
+    call_answer,
+    exercise_check,
+    expect_callable,
+    expect_close,
+    expect_tensor,
+    expect_unchanged,
+    passed,
+    snapshot,
+)
+from helpers.compare import compare
 from helpers.numerical import autograd_grads
 
 __all__ = ["Tape", "add", "check_relu_shared", "check_residual", "check_tied", "lin", "mse",
            "relu"]
 
-NAMES = ("inp", "w_in", "b_in", "w_mid", "b_mid", "w_out", "b_out")
 
-
-# -- the notebook's tape, section 2 -------------------------------------------------------
+# -- recap of 05 §2 and §3: the tape and its ops ------------------------------------------
 
 Record = namedtuple("Record", "op out inputs backward")
 
@@ -41,7 +56,8 @@ class Tape:
 
     def backward(self, loss):
         if not self.records:
-            raise RuntimeError("the tape is empty: run a forward pass first (backward consumes it)")
+            raise RuntimeError("the tape is empty: run a forward pass first "
+                               "(backward consumes it)")
         for rec in self.records:
             for t in (rec.out, *rec.inputs):
                 t.g = torch.zeros_like(t)
@@ -62,18 +78,17 @@ def relu(tape, x):
     return tape.record("relu", out, (x,), lambda g: ((x > 0).float() * g,))
 
 
+def mse(tape, pred, targ):
+    diff = pred.squeeze(-1) - targ
+    return tape.record("mse", diff.pow(2).mean(), (pred,),
+                       lambda g: (g * 2. * diff.unsqueeze(-1) / len(targ),))
+
+
 def add(tape, x, y):
     return tape.record("add", x + y, (x, y), lambda g: (g, g))
 
 
-def mse(tape, pred, targ):
-    out = (pred.squeeze(-1) - targ).pow(2).mean()
-    n = targ.shape[0]
-    return tape.record("mse", out, (pred,),
-                       lambda g: (g * 2. * (pred.squeeze(-1) - targ).unsqueeze(-1) / n,))
-
-
-# -- the notebook's lesson-8 style model, section 1 ---------------------------------------
+# -- recap of 05 §1: the lesson-8 style model --------------------------------------------
 
 class _LinShared:
     def __init__(self, w, b):
@@ -126,9 +141,12 @@ class _DynamicModel:
             layer.backward()
 
 
-# -- data, reference gradients, reading .g ----------------------------------------------
+# -- data, references, reading .g ----------------------------------------------------------
 
-def _problem(seed=5, n=32, n_in=4, nh=6):
+PROBLEMS = ((32, 4, 6), (9, 3, 5))  # (n, n_in, nh): two sizes, each with its own seed
+
+
+def _problem(seed, n, n_in, nh):
     """Fresh float64 inputs, targets and DynamicNet weights (w as (in, out)), nonzero biases."""
     g = torch.Generator().manual_seed(seed)
 
@@ -143,18 +161,25 @@ def _problem(seed=5, n=32, n_in=4, nh=6):
 
 
 def _reference(forward, inp, targ, params):
-    """autograd's gradients of mse(forward(inp, **params), targ), named like NAMES."""
+    """autograd's gradients of mse(forward(inp, **params), targ), for inp and every weight."""
     def loss_fn(inp, **p):
         return (forward(inp, **p).squeeze(-1) - targ).pow(2).mean()
     return autograd_grads(loss_fn, {"inp": inp, **params})
 
 
-def _dynamicnet(depth, residual=False):
+def _dynamicnet(depth, block="plain"):
+    """DynamicNet's forward at `depth`; `block` says what each middle block computes."""
+    blocks = {
+        "plain": lambda h, z: torch.relu(z),
+        "residual": lambda h, z: torch.relu(h + z),
+        "relu before the sum": lambda h, z: h + torch.relu(z),
+        "no relu": lambda h, z: h + z,
+    }
+
     def forward(inp, w_in, b_in, w_mid, b_mid, w_out, b_out):
-        h = (inp @ w_in + b_in).clamp(min=0)
+        h = torch.relu(inp @ w_in + b_in)
         for _ in range(depth):
-            z = h @ w_mid + b_mid
-            h = (h + z if residual else z).clamp(min=0)
+            h = blocks[block](h, h @ w_mid + b_mid)
         return h @ w_out + b_out
     return forward
 
@@ -167,155 +192,325 @@ def _grads(x, params, who):
         if g is None:
             g = torch.zeros_like(t)
         if not isinstance(g, torch.Tensor) or g.shape != t.shape:
-            raise AssertionError(f"after {who}, {name}.g is not a tensor of {name}'s shape "
-                                 f"{tuple(t.shape)}")
+            raise CheckFailed(f"after {who}, {name}.g is not a tensor of {name}'s shape "
+                              f"{tuple(t.shape)}")
         out[name] = g
     return out
 
 
-def _uses(tape, t):
-    return sum(any(x is t for x in rec.inputs) for rec in tape.records)
+def _off_tape(records, leaves):
+    """The first (index, op) of a record that takes an input no record computed, or None.
+
+    Such an input was made by a plain torch operation (`+`, `.t()`, ...), which
+    the tape does not record: no gradient flows back through it.
+    """
+    made = [rec.out for rec in records]
+    for i, rec in enumerate(records):
+        for t in rec.inputs:
+            if not any(t is m for m in made[:i]) and not any(t is leaf for leaf in leaves):
+                return i, rec.op
+    return None
 
 
-def _same(g, values):
-    """True when `g` is a tensor holding exactly `values` (exact small numbers, any float dtype)."""
-    want = torch.tensor(values, dtype=torch.float64)
-    return isinstance(g, torch.Tensor) and g.shape == want.shape and torch.equal(g.double(), want)
+def _mask(x):
+    return (x > 0).to(x.dtype)
+
+
+def _g_of(t):
+    g = getattr(t, "g", None)
+    return g if isinstance(g, torch.Tensor) else None
+
+
+def _is_zero_or_unset(t):
+    g = _g_of(t)
+    return getattr(t, "g", None) is None or (g is not None and not g.any())
+
+
+def _equals(g, want):
+    return g is not None and g.shape == want.shape and torch.allclose(g.double(), want)
 
 
 # -- exercise 1 ---------------------------------------------------------------------------
 
-POP_HINT = ("did you pop the latest record? Backward visits the calls in reverse, so "
-            "backward must take the most recent (inp, out): self.calls.pop(), not pop(0) "
-            "or calls[-1]")
+CALLED = "it is called as layer(inp) and returns the ReLU of inp"
 
 
+@exercise_check
 def check_relu_shared(ReluShared) -> None:
-    """Exercise 1: one `ReluShared` object serves every ReLU use of DynamicModel, depths 0-3."""
-    relu_obj = call_answer(ReluShared, what="ReluShared()",
-                           hint="__init__ takes no argument besides self and starts a list")
-    x1 = torch.tensor([[-1.0, 2.0, 3.0]], dtype=torch.float64)
-    x2 = torch.tensor([[4.0, -5.0, 6.0]], dtype=torch.float64)
-    calling = dict(what="calling your ReluShared object",
-                   hint="__call__(inp) computes out = inp.clamp_min(0.), remembers (inp, out) "
-                        "and returns out")
-    o1, o2 = call_answer(relu_obj, x1, **calling), call_answer(relu_obj, x2, **calling)
-    for x, o in ((x1, o1), (x2, o2)):
-        if not _same(o, x.clamp_min(0.).tolist()):
-            raise AssertionError("your ReluShared object should return inp.clamp_min(0.)")
-    o2.g = torch.tensor([[10.0, 20.0, 30.0]], dtype=torch.float64)
-    call_answer(relu_obj.backward, what="the first backward of your ReluShared", hint=POP_HINT)
-    if getattr(x1, "g", None) is not None:
-        raise AssertionError("the first backward after two calls set the FIRST call's inp.g: "
-                             + POP_HINT)
-    if not isinstance(getattr(x2, "g", None), torch.Tensor):
-        raise AssertionError("the first backward after two calls should set inp.g of the "
-                             "latest call's input (it set nothing): " + POP_HINT)
-    if not _same(x2.g, [[10.0, 0.0, 30.0]]):
-        raise AssertionError("inp.g should be (inp > 0) * out.g: the gradient passes where "
-                             "the input was positive and is 0 elsewhere")
-    o1.g = torch.tensor([[7.0, 8.0, 9.0]], dtype=torch.float64)
-    call_answer(relu_obj.backward, what="the second backward of your ReluShared",
-                hint="keep one (inp, out) record per call in a list, and pop one per backward")
-    if not _same(getattr(x1, "g", None), [[0.0, 8.0, 9.0]]):
-        raise AssertionError("after two calls and two backwards, the first call's inp.g is "
-                             "missing or wrong: keep one (inp, out) record per call (a list), "
-                             "not only the last call, and pop the latest one in each backward")
+    """Exercise 1: one `ReluShared` object serves every ReLU use of `DynamicModel`.
 
-    inp, targ, params = _problem()
-    shared = call_answer(ReluShared, what="ReluShared()")
-    for depth in range(4):
-        model, x = _DynamicModel(params, lambda: shared), inp.clone()
-        call_answer(model, x, targ, depth, what=f"the forward pass at depth {depth}")
-        call_answer(model.backward, what=f"the backward pass at depth {depth}", hint=POP_HINT)
-        expect_close(_grads(x, params, f"backward at depth {depth}"),
-                     _reference(_dynamicnet(depth), inp, targ, params),
-                     f"with one ReluShared object for every use, at depth {depth} the "
-                     "gradients differ from autograd (" + POP_HINT + ")")
-    print("one ReluShared object serves every use; gradients match autograd at depths 0-3")
+    Requires: `ReluShared()` takes no argument and gives a layer; `layer(inp)`
+    returns the ReLU of `inp` without changing `inp`; each `layer.backward()`
+    handles the latest call not handled yet, sets that call's `inp.g` to
+    `(inp > 0) * out.g` (slope 0 at exactly 0, like the notebook's `relu`) and
+    leaves `out.g` as it was. Checked by hand on two calls whose inputs hold
+    exact zeros, then in `DynamicModel` at depths 0-3 on two problems, one
+    object for every ReLU use, against autograd.
+
+    Leaves free: how the calls are kept (a list of tuples, of closures, a
+    stack at either end), whether `inp.g` is assigned in `backward` or zeroed
+    in `__call__` and added to in `backward`, the mask's dtype, prints.
+    """
+    expect_callable(ReluShared, "ReluShared")
+    layer = call_answer(ReluShared, what="ReluShared()",
+                        hint="it is called with no argument: ReluShared()")
+    if not callable(layer) or not callable(getattr(layer, "backward", None)):
+        raise CheckFailed("ReluShared() should give a layer object that can be called on a "
+                          "tensor and has a backward() method; it gave "
+                          + ("None" if layer is None else f"a {type(layer).__name__}"))
+    x1 = torch.tensor([[-1.0, 0.0, 3.0], [2.0, -4.0, 0.0]], dtype=torch.float64)
+    x2 = torch.tensor([[4.0, -5.0, 0.0], [0.0, 6.0, -7.0]], dtype=torch.float64)
+    before = snapshot(**{"the first call's inp": x1, "the second call's inp": x2})
+    o1 = call_answer(layer, x1, what="calling your ReluShared object", hint=CALLED)
+    o2 = call_answer(layer, x2, what="calling your ReluShared object", hint=CALLED)
+    expect_unchanged(before, "calling your ReluShared object", g=False)
+    for which, x, o in (("first", x1, o1), ("second", x2, o2)):
+        expect_tensor(o, f"what your object returned for the {which} call", tuple(x.shape))
+        if not torch.equal(o.double(), x.clamp_min(0.)):
+            raise CheckFailed(f"the {which} call returned the wrong values: layer(inp) should "
+                              "return the ReLU of inp, inp.clamp_min(0.)")
+
+    g1 = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64)
+    g2 = torch.tensor([[-7.0, 8.0, -9.0], [10.0, -11.0, 12.0]], dtype=torch.float64)
+    o1.g, o2.g = g1.clone(), g2.clone()
+    upstream = snapshot(**{"the first call's out": o1, "the second call's out": o2})
+    call_answer(layer.backward, what="the first backward of your ReluShared object",
+                hint="it is called as layer.backward(), after out.g has been set")
+    expect_unchanged(upstream, "your backward")
+    if _equals(_g_of(x1), _mask(x1) * g1) and _is_zero_or_unset(x2):
+        raise CheckFailed("after two calls, the first backward set inp.g of the FIRST call: "
+                          "did you pop the latest record? Backward visits the calls in "
+                          "reverse, so it takes the most recent (inp, out) first: "
+                          "self.calls.pop(), not pop(0)")
+    if _g_of(x2) is None:
+        raise CheckFailed("after two calls, the first backward did not set inp.g of the latest "
+                          "call's input to a tensor")
+    _expect_relu_grad(_g_of(x2), x2, g2)
+    if not _is_zero_or_unset(x1):
+        raise CheckFailed("after two calls, the first backward also changed inp.g of the first "
+                          "call's input: it should handle the latest call only")
+    first_g = x2.g
+    first_value = first_g.clone()
+
+    call_answer(layer.backward, what="the second backward of your ReluShared object",
+                hint="it is called as layer.backward(), after out.g has been set")
+    expect_unchanged(upstream, "your backward")
+    if _is_zero_or_unset(x1):
+        again = x2.g is not first_g or not torch.equal(x2.g, first_value)
+        raise CheckFailed(
+            "after two calls and two backwards, the first call's inp.g is missing"
+            + (": the second backward worked on the latest call again. Keep one (inp, out) "
+               "record per call (a list), not only the last call, and pop the latest one in "
+               "each backward" if again else "")
+        )
+    _expect_relu_grad(_g_of(x1), x1, g1)
+    if not torch.equal(x2.g.double(), first_value.double()):
+        raise CheckFailed("the second backward changed inp.g of the second call's input again: "
+                          "each backward should handle one call")
+
+    for seed, (n, n_in, nh) in zip((5, 11), PROBLEMS):
+        inp, targ, params = _problem(seed, n, n_in, nh)
+        shared = call_answer(ReluShared, what="ReluShared()")
+        for depth in range(4):
+            model, x = _DynamicModel(params, lambda shared=shared: shared), inp.clone()
+            before = snapshot(x=x, **params)
+            call_answer(model, x, targ, depth, what=f"the forward pass at depth {depth}, "
+                        "with your object as every ReLU", hint=CALLED)
+            call_answer(model.backward, what=f"the backward pass at depth {depth}, with your "
+                        "object as every ReLU", hint="each ReLU use calls layer.backward() once, "
+                        "in reverse order of the calls")
+            expect_unchanged(before, "the pass with your object", g=False)
+            expect_close(_grads(x, params, f"backward at depth {depth}"),
+                         _reference(_dynamicnet(depth), inp, targ, params),
+                         f"with one ReluShared object for every ReLU use, at depth {depth} "
+                         f"(batch of {n}, {nh} hidden units) the gradients differ from "
+                         "autograd's")
+    passed("one ReluShared object serves every use; gradients match autograd at depths 0-3")
+
+
+def _expect_relu_grad(got, x, g):
+    """`got` is (x > 0) * g; else a sentence naming the mistake it matches, if any."""
+    if got.shape != x.shape:
+        raise CheckFailed(f"inp.g has shape {tuple(got.shape)}, but a gradient has the shape of "
+                          f"its tensor: {tuple(x.shape)}")
+    if _equals(got, _mask(x) * g):
+        return
+    message = ("inp.g should be (inp > 0) * out.g: the gradient passes where the input was "
+               "positive and is 0 elsewhere")
+    if _equals(got, (x >= 0).double() * g):
+        message += (". Yours also passes it where the input is exactly 0: use inp > 0 (slope 0 "
+                    "at 0, as relu and torch.relu)")
+    elif _equals(got, g):
+        message += ". Yours is out.g itself, with no mask"
+    elif _equals(got, _mask(x)):
+        message += ". Yours is the mask alone: multiply it by out.g"
+    raise CheckFailed(message)
 
 
 # -- exercise 2 ---------------------------------------------------------------------------
 
+RESIDUAL_MISTAKES = {
+    "you put the ReLU before the sum (each block is relu(h_relu + lin(h_relu)), the ReLU "
+    "after the sum)": "relu before the sum",
+    "you left out the ReLU after the sum": "no relu",
+    "you left out the skip connection: h_relu itself must be added to the middle layer's "
+    "output": "plain",
+}
+
+
+@exercise_check
 def check_residual(residual_dynamicnet) -> None:
-    """Exercise 2: DynamicNet with residual middle blocks, on the tape, against autograd."""
-    inp, targ, params = _problem(seed=6)
-    for depth in range(4):
-        for p in params.values():
-            p.g = None
-        tape, x = Tape(), inp.clone()
-        pred = call_answer(residual_dynamicnet, tape, params, x, depth,
-                           what=f"your residual_dynamicnet at depth {depth}",
-                           hint="it is called as residual_dynamicnet(tape, params, x, depth) "
-                                "and uses the tape's ops: lin(tape, ...), relu(tape, ...), "
-                                "add(tape, ...)")
-        if not isinstance(pred, torch.Tensor) or pred.shape != (inp.shape[0], 1):
-            raise AssertionError("residual_dynamicnet should return the output layer's "
-                                 f"prediction, shaped ({inp.shape[0]}, 1)")
-        n_add = sum(rec.op == "add" for rec in tape.records)
-        if n_add != depth:
-            raise AssertionError(
-                f"at depth {depth} your tape holds {n_add} add records, expected {depth} (one "
-                "per residual block): add h_relu and the middle layer's output with the tape's "
-                "add(tape, x, y); a plain + is not recorded, so no gradient flows through it")
-        if _uses(tape, params["w_mid"]) != depth:
-            raise AssertionError(f"at depth {depth} the middle layer (w_mid) should be used "
-                                 f"{depth} times, once per block")
-        call_answer(tape.backward, mse(tape, pred, targ),
-                    what=f"the tape's backward at depth {depth}",
-                    hint="every op on the tape must return one gradient per input")
-        expect_close(_grads(x, params, f"backward at depth {depth}"),
-                     _reference(_dynamicnet(depth, residual=True), inp, targ, params),
-                     f"at depth {depth} the gradients differ from autograd's: each block is "
-                     "h_relu = relu(h_relu + lin(h_relu, w_mid, b_mid)), the ReLU after the sum")
-    print("residual DynamicNet on the tape matches autograd at depths 0-3")
+    """Exercise 2: DynamicNet with residual middle blocks, on the tape, against autograd.
+
+    Requires: `residual_dynamicnet(tape, p, x, depth)` records on `tape` the
+    input layer and its ReLU, then `depth` blocks h = relu(h + lin(h, w_mid,
+    b_mid)), then the output layer, and returns the prediction (n, 1); `x` and
+    the weights are left unchanged. Checked by the tape's backward at depths
+    0-3 on two problems, every gradient against autograd.
+
+    Leaves free: how the sum is recorded (the tape's `add` or an op of your
+    own), the order of its operands, loops, local names, prints.
+    """
+    expect_callable(residual_dynamicnet, "residual_dynamicnet")
+    for seed, (n, n_in, nh) in zip((6, 12), PROBLEMS):
+        inp, targ, params = _problem(seed, n, n_in, nh)
+        for depth in range(4):
+            _run_on_tape(
+                residual_dynamicnet, (depth,),
+                f"your residual_dynamicnet at depth {depth}",
+                "it is called as residual_dynamicnet(tape, p, x, depth), with p the dict of "
+                "weights, and returns the prediction",
+                (inp, targ, params),
+                functools.partial(_dynamicnet, depth), {"block": "residual"},
+                {s: {"block": block} for s, block in RESIDUAL_MISTAKES.items()},
+                f"at depth {depth} (batch of {n}, {nh} hidden units) the gradients differ "
+                "from autograd's",
+                "A plain +", "the tape's add(tape, x, y)",
+            )
+    passed("residual DynamicNet on the tape matches autograd at depths 0-3")
+
+
+def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, differ, plain,
+                 ops):
+    """`answer(tape, params, x, *tail)` on a fresh tape, then the tape's backward, against autograd.
+
+    The reference is autograd's gradient through `forward(**right)`; when ours
+    differs, through `forward(**kw)` for each of `mistakes` ({sentence: kw}).
+    """
+    inp, targ, params = problem
+    ref = _reference(forward(**right), inp, targ, params)
+    for p in params.values():
+        p.g = None
+    tape, x = Tape(), inp.clone()
+    before = snapshot(x=x, **params)
+    pred = call_answer(answer, tape, params, x, *tail, what=what, hint=hint)
+    expect_unchanged(before, what, g=False)
+    expect_tensor(pred, f"what {what} returned", (inp.shape[0], 1))
+    loss = mse(tape, pred, targ)
+    records = list(tape.records)
+    call_answer(tape.backward, loss, what=f"the tape's backward after {what}",
+                hint="every op on the tape must return one gradient per input")
+    expect_unchanged(before, f"the tape's backward after {what}", g=False)
+    ours = _grads(x, params, f"the tape's backward after {what}")
+    if compare(ours, ref).ok:
+        return
+    found = _off_tape(records, [x, *params.values()])
+    if found is not None:
+        i, op = found
+        where = ("the prediction you returned was not computed by an op on the tape"
+                 if i == len(records) - 1 else
+                 f"the {op} record #{i} takes an input that no op on the tape computed")
+        raise CheckFailed(
+            f"{differ}: {where}. {plain} (like any torch operation outside the tape's ops) is "
+            f"not recorded, so no gradient flows back through it: use {ops}")
+    expect_close(ours, ref, differ, mistakes={
+        s: _reference(forward(**kw), inp, targ, params) for s, kw in mistakes.items()})
 
 
 # -- exercise 3 ---------------------------------------------------------------------------
 
-def _tied(inp, w_in, b_in, w_mid, b_mid, w_out, b_out):
-    h = (inp @ w_in + b_in).clamp(min=0)
-    h = (h @ w_mid + b_mid).clamp(min=0)
-    h = (h @ w_mid.t() + b_mid).clamp(min=0)            # the tied use
-    return h @ w_out + b_out
+def _tied(untied=False, detached=False):
+    def forward(inp, w_in, b_in, w_mid, b_mid, w_out, b_out):
+        w_tied = w_mid if untied else (w_mid.detach() if detached else w_mid).t()
+        h = torch.relu(inp @ w_in + b_in)
+        h = torch.relu(h @ w_mid + b_mid)
+        h = torch.relu(h @ w_tied + b_mid)
+        return h @ w_out + b_out
+    return forward
 
 
+TIED_MISTAKES = {
+    "you used w_mid untransposed in the third layer": dict(untied=True),
+    "the transposed use's share never reached w_mid (was w_mid.t() computed off the tape?)":
+        dict(detached=True),
+}
+
+
+@exercise_check
 def check_tied(transpose, tied_net) -> None:
-    """Exercise 3: a `transpose` op, and a net that uses w_mid twice, once transposed."""
-    tape, x = Tape(), torch.zeros(2, 3)
-    out = call_answer(transpose, tape, x, what="your transpose",
-                      hint="return tape.record('transpose', x.t(), (x,), lambda g: (...,))")
-    if not isinstance(out, torch.Tensor) or out.shape != (3, 2):
-        raise AssertionError("transpose(tape, x) should return x.t(), shaped (3, 2) for a (2, 3) x")
-    if len(tape.records) != 1 or [id(t) for t in tape.records[0].inputs] != [id(x)]:
-        raise AssertionError("transpose should record exactly one op on the tape, with x as its "
-                             "only input")
-    g = torch.arange(6.).reshape(3, 2)
-    sent = call_answer(tape.records[0].backward, g, what="your transpose's backward",
-                       hint="it receives out.g and returns a tuple with one gradient, for x")
-    if not isinstance(sent, (tuple, list)) or len(sent) != 1:
-        raise AssertionError("transpose's backward should return a tuple with one gradient, (g_x,)")
-    if not _same(sent[0], g.t().tolist()):
-        raise AssertionError("transpose's backward sends the wrong gradient to x: entry (i, j) of "
-                             "x is entry (j, i) of the output, so x gets g.t()")
+    """Exercise 3: a `transpose` op, and a net that uses w_mid twice, once transposed.
 
-    inp, targ, params = _problem(seed=7)
-    for p in params.values():
-        p.g = None
-    tape, x = Tape(), inp.clone()
-    pred = call_answer(tied_net, tape, params, x, what="your tied_net",
-                       hint="it is called as tied_net(tape, params, x)")
-    if not isinstance(pred, torch.Tensor) or pred.shape != (inp.shape[0], 1):
-        raise AssertionError(f"tied_net should return the prediction, shaped ({inp.shape[0]}, 1)")
-    w_mid = params["w_mid"]
-    if not any([id(t) for t in rec.inputs] == [id(w_mid)] for rec in tape.records):
-        raise AssertionError("no record on the tape transposes w_mid: write "
-                             "transpose(tape, params['w_mid']), not params['w_mid'].t(), or that "
-                             "use's share never reaches w_mid.g")
-    call_answer(tape.backward, mse(tape, pred, targ), what="the tape's backward",
-                hint="every op on the tape must return one gradient per input")
-    expect_close(_grads(x, params, "backward"), _reference(_tied, inp, targ, params),
-                 "the tied network's gradients differ from autograd's: input layer, a layer with "
-                 "w_mid, a layer with w_mid transposed (both with b_mid), a ReLU after each, "
-                 "then the output layer")
-    print("the tied network on the tape matches autograd")
+    Requires: `transpose(tape, x)` returns `x.t()` without changing `x`, and
+    records one op on `tape` with `x` as its only input and the returned
+    tensor as its output, whose backward takes out.g (unchanged) and returns a
+    one-gradient tuple, out.g transposed. `tied_net(tape, p, x)` records the
+    input layer, a layer with w_mid, a layer with w_mid transposed (both with
+    b_mid), a ReLU after each hidden layer, then the output layer, and returns
+    the prediction (n, 1). Checked on two non-square tensors, then by the
+    tape's backward on two problems against autograd.
+
+    Leaves free: `.t()`, `.T`, `.transpose(0, 1)` or `.permute(1, 0)`, copies
+    (`.contiguous()`), local names, prints.
+    """
+    expect_callable(transpose, "transpose")
+    expect_callable(tied_net, "tied_net")
+    gen = torch.Generator().manual_seed(3)
+    for shape in ((2, 3), (4, 1)):
+        _check_transpose(transpose, shape, gen)
+
+    for seed, (n, n_in, nh) in zip((7, 13), PROBLEMS):
+        inp, targ, params = _problem(seed, n, n_in, nh)
+        _run_on_tape(
+            tied_net, (),
+            "your tied_net",
+            "it is called as tied_net(tape, p, x), with p the dict of weights, and returns "
+            "the prediction",
+            (inp, targ, params), _tied, {}, TIED_MISTAKES,
+            f"the tied network's gradients (batch of {n}, {nh} hidden units) differ from "
+            "autograd's",
+            "A plain .t()", "your transpose(tape, x), and lin and relu",
+        )
+    passed("transpose is right, and the tied network on the tape matches autograd")
+
+
+def _check_transpose(transpose, shape, gen):
+    tape = Tape()
+    x = torch.randn(*shape, generator=gen, dtype=torch.float64)
+    before = snapshot(x=x)
+    out = call_answer(transpose, tape, x, what="your transpose",
+                      hint="it is called as transpose(tape, x) and returns x's transpose, "
+                           "recorded on the tape")
+    expect_unchanged(before, "your transpose", g=False)
+    expect_tensor(out, f"transpose(tape, x) for an x of shape {shape}", shape[::-1])
+    if not torch.equal(out.double(), x.t()):
+        raise CheckFailed("transpose(tape, x) returned the wrong values: it should return x.t()")
+    rec = tape.records[0] if len(tape.records) == 1 else None
+    if rec is None or len(rec.inputs) != 1 or rec.inputs[0] is not x or rec.out is not out:
+        raise CheckFailed("transpose should record exactly one op on the tape, with x as its "
+                          "only input and the tensor it returns as its output")
+    g = torch.randn(*shape[::-1], generator=gen, dtype=torch.float64)
+    upstream = snapshot(**{"out.g": g})
+    sent = call_answer(rec.backward, g, what="your transpose's backward",
+                       hint="it is called with out.g and returns a tuple with one gradient, "
+                            "for x")
+    expect_unchanged(upstream, "your transpose's backward", g=False)
+    if not isinstance(sent, (tuple, list)) or len(sent) != 1:
+        raise CheckFailed("transpose's backward should return a tuple with one gradient, "
+                          "(g_x,)")
+    grad = expect_tensor(sent[0], "the gradient your transpose's backward sends to x")
+    if grad.shape != x.shape or not torch.allclose(grad.double(), g.t()):
+        raise CheckFailed(
+            "transpose's backward sends the wrong gradient to x: entry (i, j) of x is entry "
+            "(j, i) of the output, so x gets out.g transposed"
+            + (f" (yours has out.g's shape {tuple(g.shape)}, x has {tuple(x.shape)})"
+               if grad.shape == g.shape else ""))
