@@ -198,8 +198,8 @@ def check_sigmoid_grad(sigmoid_grad) -> None:
 
 # -- Exercise 3 -------------------------------------------------------------------------------
 
-# (rows, dtype): prediction and target drawn independently of each other, every
-# |prediction - target| at least 0.2, so the finite differences never cross the kink of |u|
+# (rows, dtype): each target 0.2–1.0 away from its prediction, on a random side, so the
+# finite-difference nudges never cross the kink of |u|
 MAE_CASES = [(10, torch.float64), (6, torch.float32), (1, torch.float64)]
 
 
@@ -215,12 +215,13 @@ def _mae_case(n: int, dtype: torch.dtype, g: torch.Generator):
 def check_mae_grad(mae_grad) -> None:
     """Exercise 3: `mae_grad(inp, targ)` sets `inp.g` for the loss mean(|inp - targ|).
 
-    Called on three cases (10, 6 and 1 rows; float64 and float32) with `inp`
-    of shape (N, 1) and `targ` of shape (N,) drawn independently, never equal.
-    Requires `inp.g` of shape (N, 1) equal to the finite-difference gradient,
-    and `inp` and `targ` left as they were. Leaves free how it is computed
-    (sign, a comparison, a division by |u|), its dtype, and what the function
-    returns or prints.
+    Called on three cases (10, 6 and 1 rows; float64 and float32 batches)
+    with `inp` of shape (N, 1) and `targ` of shape (N,), each target 0.2–1.0
+    away from its prediction, on a random side, so that no finite-difference
+    nudge crosses the kink of |u|. Requires `inp.g` of shape (N, 1) equal to
+    the finite-difference gradient, and `inp` and `targ` left as they were.
+    Leaves free how it is computed (sign, a comparison, a division by |u|),
+    its dtype, and what the function returns or prints.
     """
     who = "your mae_grad"
     g = torch.Generator().manual_seed(5)
