@@ -7,7 +7,8 @@
 #   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib
 #   make notebooks    re-execute every notebook in place, fresh kernel, top to bottom
 #   make bench        time every notebook against an import-only floor
-#   make site         the course as a static website in _site/ (committed outputs, no re-run)
+#   make site         the course as a static website in _site/ (committed outputs, no re-run),
+#                     with the whole course as a zip to download
 #   make test-site    build the site and check every page in headless Chromium
 # TORCH is the torch requirement pip installs; CI pins the CPU build, e.g.
 #   make test TORCH=torch==2.13.0
@@ -81,7 +82,9 @@ clean:
 	rm -rf $(VENV) $(MATRIX_DIR) $(BARE) $(SITE_DIR) .pytest_cache .ruff_cache
 
 # The course website (website/build.py): Sphinx + MyST-NB render the committed
-# notebooks with their outputs, nothing is executed. Its tools are the `site` extra.
+# notebooks with their outputs, nothing is executed, and the course goes on it as a
+# zip (tools/course_zip.py). Its tools are the `site` extra. The repository URL its
+# launch buttons use is pyproject's [project.urls] Repository (tools/course_url.py).
 SITE_DIR   ?= _site
 SITE_STAMP := $(VENV)/.installed-site
 
@@ -92,12 +95,17 @@ $(SITE_STAMP): pyproject.toml | $(BIN)/python
 site: $(SITE_STAMP)
 	$(BIN)/python website/build.py $(SITE_DIR)
 
-# Never skips: a missing chromium (Debian: apt-get install chromium) fails.
+# Never skips: a missing chromium (Debian: apt-get install chromium) fails. Every page
+# at 1280 px (light and dark), 1920 px and 390 px, and a second build with a made-up
+# repository URL for the launch buttons (tests/test_site.py); about a minute.
+# SITE_SCREENSHOTS=DIR keeps a screenshot of every page.
 test-site: install site
-	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest tests/test_site.py
+	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest -p no:xdist tests/test_site.py
 
 # A venv with only torch, numpy, matplotlib and ipykernel: notebook 01's first cell
-# must install the course's helpers there by itself (tests/test_bare_kernel.py).
+# must install the course's helpers there by itself (tests/test_bare_kernel.py), from
+# the course's zip unzipped (what the site offers) and, for a notebook alone, from
+# its REPO line (a git URL; the test uses a file:// repository made of the zip).
 BARE ?= .bare
 test-bare: install
 	test -x $(BARE)/bin/python || $(PYTHON) -m venv $(BARE)

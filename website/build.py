@@ -5,9 +5,14 @@
 
 The sources are staged in a temporary folder: website/index.md, the "Course map"
 section cut out of README.md (so the site and the README share one table), and
-notebooks/*.ipynb as they are on disk. Sphinx (MyST-NB, sphinx-book-theme) then
-renders them with warnings as errors, so a broken link between notebooks fails
-the build.
+notebooks/*.ipynb as they are on disk, except that their REPO line says the
+course's URL (tools/course_url.py; pyproject's [project.urls], or
+$COURSE_REPOSITORY_URL). Sphinx (MyST-NB, sphinx-book-theme) then renders them
+with warnings as errors, so a broken link between notebooks fails the build.
+
+Then the whole course goes on the site as a zip (tools/course_zip.py), and what no
+page loads is left out: the theme's source maps and message catalogues, and the
+raw index.md (the landing page offers the course, not its markdown source).
 """
 
 from __future__ import annotations
@@ -21,6 +26,12 @@ import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import course_url  # noqa: E402
+import course_zip  # noqa: E402
+
+# Shipped by the theme, loaded by no page: source maps and translation catalogues.
+UNUSED = ["_static/**/*.map", "_static/locales", "_sources/index.md"]
 
 
 def course_map(readme: str) -> str:
@@ -32,7 +43,7 @@ def course_map(readme: str) -> str:
     return match.group(1).strip() + "\n"
 
 
-def stage(src: pathlib.Path) -> list[pathlib.Path]:
+def stage(src: pathlib.Path, url: str) -> list[pathlib.Path]:
     notebooks = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
     if not notebooks:
         raise SystemExit("website/build.py: no notebooks/NN_*.ipynb to render")
@@ -41,8 +52,18 @@ def stage(src: pathlib.Path) -> list[pathlib.Path]:
     (src / "_course_map.md").write_text(
         course_map((ROOT / "README.md").read_text(encoding="utf-8")), encoding="utf-8")
     for nb in notebooks:
-        shutil.copy2(nb, src / "notebooks" / nb.name)
+        text = course_url.filled(nb.read_text(encoding="utf-8"), url)
+        (src / "notebooks" / nb.name).write_text(text, encoding="utf-8")
     return notebooks
+
+
+def prune(out: pathlib.Path) -> None:
+    for pattern in UNUSED:
+        for path in sorted(out.glob(pattern), reverse=True):
+            if path.is_dir():
+                shutil.rmtree(path)
+            else:
+                path.unlink()
 
 
 def main(argv: list[str]) -> int:
@@ -56,7 +77,8 @@ def main(argv: list[str]) -> int:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="g-to-grad-site-") as tmp:
         src, html = pathlib.Path(tmp) / "src", pathlib.Path(tmp) / "build" / "html"
-        notebooks = stage(src)
+        url = course_url.repository_url()
+        notebooks = stage(src, url)
         # Sphinx writes into the temporary folder (MyST-NB puts its jupyter_execute/
         # beside the output folder); the finished site then replaces `out` whole.
         status = build_main([
@@ -69,11 +91,15 @@ def main(argv: list[str]) -> int:
             return status
         if out.exists():
             shutil.rmtree(out)
+        prune(html)
+        course_zip.build(html / course_zip.NAME, url)
         shutil.move(str(html), str(out))
     (out / ".nojekyll").touch()  # keep _static/ when served by GitHub Pages
     shown = out.relative_to(ROOT) if out.is_relative_to(ROOT) else out
-    print(f"site: {len(notebooks)} notebooks -> {shown}/index.html "
-          f"in {time.perf_counter() - start:.1f} s")
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    print(f"site: {len(notebooks)} notebooks -> {shown}/index.html, {size / 1e6:.1f} MB, "
+          f"in {time.perf_counter() - start:.1f} s"
+          + (f" (repository {url})" if url else ""))
     return 0
 
 

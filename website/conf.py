@@ -2,9 +2,31 @@
 
 The sources are staged by build.py: index.md from this folder, the course map cut out
 of README.md, and the committed notebooks, which are rendered with their stored
-outputs and never executed. Everything the pages load is in the site itself: MathJax 3
-comes from the sphinx-mathjax-offline package, the theme bundles its fonts and icons.
+outputs and never executed. Everything the pages load is in the site itself: the
+MathJax files the pages use (from the sphinx-mathjax-offline package, copied by
+`_copy_mathjax`), the theme's scripts, fonts and icons.
+
+The course's repository URL comes from pyproject.toml's [project.urls]
+(tools/course_url.py; COURSE_REPOSITORY_URL overrides it, COURSE_REPOSITORY_BRANCH
+names the branch the launch buttons open, "main" by default). While it is empty the
+site has no repository, Colab or Binder button, and nothing points to an address
+that does not exist; the course itself is always on the site as a zip.
 """
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import pathlib
+import re
+import shutil
+import sys
+from urllib.parse import urlsplit
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tools"))
+import course_url  # noqa: E402
+import course_zip  # noqa: E402
 
 project = "From .g to .grad"
 author = "the course authors"
@@ -13,11 +35,12 @@ copyright = "the course authors · MIT License"
 extensions = [
     "myst_nb",  # notebooks (.ipynb) and MyST markdown (.md)
     "sphinx.ext.mathjax",
-    "sphinx-mathjax-offline",  # sets mathjax_path to the copy it puts in _static/mathjax/
+    "sphinx_copybutton",
 ]
 
 root_doc = "index"
 exclude_patterns = ["_build", "**.ipynb_checkpoints", "_course_map.md"]
+templates_path = ["_templates"]
 
 # Never run a notebook: the site shows the outputs committed (and checked by nbval).
 nb_execution_mode = "off"
@@ -29,14 +52,36 @@ myst_heading_anchors = 3
 # Every other warning is (build.py runs with -W), a link to a missing notebook first.
 suppress_warnings = ["myst.header"]
 
+# MathJax 3 served by the site: only the combined TeX + CommonHTML script and its fonts.
+mathjax_path = "mathjax/tex-chtml.js"
+MATHJAX_FILES = ["tex-chtml.js", "output/chtml/fonts/woff-v2"]
+
+# Copy buttons on code a learner types: cell inputs and the solutions' code, never an
+# output; prompts (>>>, ...) are left out of what is copied.
+copybutton_selector = "div.highlight pre:not(div.cell_output pre)"
+copybutton_exclude = ".linenos, .gp, .go"
+copybutton_prompt_text = r">>> |\.\.\. |\$ "
+copybutton_prompt_is_regexp = True
+
+COURSE_ZIP = course_zip.NAME
+REPOSITORY = course_url.repository_url()      # pip's git URL in the notebooks' REPO line
+REPOSITORY_PAGE = re.sub(r"\.git$", "", REPOSITORY.rstrip("/"))   # its web page
+BRANCH = os.environ.get("COURSE_REPOSITORY_BRANCH", "main")
+PROVIDERS = {"github.com": "github", "gitlab.com": "gitlab", "bitbucket.org": "bitbucket"}
+PROVIDER = PROVIDERS.get(urlsplit(REPOSITORY).netloc.lower()) if REPOSITORY else None
+
 html_theme = "sphinx_book_theme"
 html_title = "From .g to .grad"
+html_favicon = "_static/favicon.svg"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
 html_last_updated_fmt = None
 html_show_sphinx = False
 html_copy_source = True
 html_sourcelink_suffix = ""  # the download button gives the .ipynb itself
+html_context = {"course_zip": COURSE_ZIP, "course_repository": REPOSITORY_PAGE}
+html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "search-button-field.html",
+                        "sbt-sidebar-nav.html", "course-links.html"]}
 html_theme_options = {
     "home_page_in_toc": False,  # the site title above the search leads home
     "show_navbar_depth": 1,
@@ -53,7 +98,26 @@ html_theme_options = {
     "navbar_end": [],
     "navbar_persistent": [],
 }
+if PROVIDER:
+    # The theme's buttons: the repository on every page; on a notebook's page, Binder
+    # (any of these hosts) and Colab (GitHub only), opening notebooks/NN_*.ipynb of
+    # the repository (the site's notebooks/ folder is the repository's).
+    html_theme_options.update({
+        "repository_url": REPOSITORY_PAGE,
+        "repository_branch": BRANCH,
+        "repository_provider": PROVIDER,
+        "path_to_docs": "",
+        "use_repository_button": True,
+        "launch_buttons": {
+            "binderhub_url": "https://mybinder.org",
+            "notebook_interface": "jupyterlab",
+            **({"colab_url": "https://colab.research.google.com"}
+               if PROVIDER == "github" else {}),
+        },
+    })
 pygments_style = "tango"
+
+LAUNCH_NOTE = "A hidden first cell installs the course's helpers in a bare kernel. "
 
 
 def _readme_to_landing(app, doctree):
@@ -67,5 +131,114 @@ def _readme_to_landing(app, doctree):
             node["refdomain"], node["reftarget"], node["reftargetid"] = "doc", root_doc, None
 
 
+def _landing_launch(app, docname, source):
+    """The landing page names the launch buttons only when there are some."""
+    if docname == root_doc:
+        sentence = ("Or open a notebook in the cloud from the rocket button at the top of "
+                    "its page (Binder" + (", Colab" if PROVIDER == "github" else "") + "), "
+                    f"or clone the [course's repository]({REPOSITORY_PAGE}).") if PROVIDER else ""
+        source[0] = source[0].replace("<!-- launch-buttons -->", sentence)
+
+
+def _to_root(docname: str) -> str:
+    return "../" * docname.count("/")
+
+
+def _hide_launch_cell(app, doctree):
+    """Each page starts with its lesson: the set-up cell (tag `launch`) becomes one line
+    saying what it does, with the way to run the course."""
+    from docutils import nodes
+
+    docname = app.env.docname
+    for cell in list(doctree.findall(nodes.container)):
+        if "tag_launch" not in cell["classes"]:
+            continue
+        note = nodes.paragraph(classes=["launch-note"])
+        note += nodes.Text(LAUNCH_NOTE + "To run this notebook: ")
+        link = nodes.reference("", "", refuri=_to_root(docname) + COURSE_ZIP,
+                               classes=["course-download"])
+        link += nodes.Text("download the course")
+        note += link
+        note += nodes.Text(", unzip it and type ")
+        note += nodes.literal("make lab", "make lab")
+        note += nodes.Text(", or use the rocket button above." if PROVIDER else ".")
+        cell.replace_self(note)
+        note["classes"] = ["launch-note"]  # not the cell's classes, which replace_self copies
+
+
+SUMMARY_HINT = re.compile(r"(<summary>.*?)\(click to open\)(.*?</summary>)", re.S)
+
+
+def _solution_hint(app, doctree):
+    """"(click to open)" in a solution's summary reads "(click to close)" once open."""
+    from docutils import nodes
+
+    for raw in list(doctree.findall(nodes.raw)):
+        text = raw.astext()
+        if "click to open" not in text or "html" not in raw.get("format", ""):
+            continue
+        new = SUMMARY_HINT.sub(
+            r'\1<span class="summary-hint"><span class="when-closed">(click to open)</span>'
+            r'<span class="when-open">(click to close)</span></span>\2', text)
+        raw.replace_self(nodes.raw(new, new, format=raw["format"]))
+
+
+def _zoomable_figures(app, doctree, docname):
+    """A click on a notebook's figure opens the image itself, at full size."""
+    from docutils import nodes
+
+    for image in list(doctree.findall(nodes.image)):
+        if isinstance(image.parent, nodes.reference):
+            continue
+        candidates = image.get("candidates", {})
+        source = candidates.get("*") or next(iter(candidates.values()), image["uri"])
+        if source not in app.env.images:
+            continue
+        target = f"{_to_root(docname)}_images/{app.env.images[source][1]}"
+        link = nodes.reference("", "", refuri=target, classes=["image-zoom"],
+                               reftitle="Open the figure full size")
+        image.replace_self(link)
+        link += image
+
+
+def _header_buttons(app, pagename, templatename, context, doctree):
+    """The download menu: the course as a zip on every page; a notebook's page keeps its
+    .ipynb, the landing page offers no raw index.md."""
+    zip_button = {
+        "type": "link", "url": context["pathto"](COURSE_ZIP, 1), "text": "course (.zip)",
+        "tooltip": "Download the course", "icon": "fas fa-file-zipper",
+        "label": "download-course-button",
+    }
+    for group in context.get("header_buttons", []):
+        if group.get("label") == "download-buttons":
+            group["buttons"] = [b for b in group["buttons"]
+                                if not b.get("url", "").endswith(".md")]
+            group["buttons"].insert(0, zip_button)
+
+
+def _copy_mathjax(app, exc):
+    """Only the MathJax files the pages load (tex-chtml.js, which bundles the TeX input,
+    the CommonHTML output and the menu) and the fonts its output may ask for."""
+    if exc is not None or app.builder.format != "html":
+        return
+    spec = importlib.util.find_spec("sphinx-mathjax-offline")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("sphinx-mathjax-offline is missing: pip install -e '.[site]'")
+    source = pathlib.Path(next(iter(spec.submodule_search_locations))) / "static" / "mathjax"
+    target = pathlib.Path(app.outdir) / "_static" / "mathjax"
+    for rel in MATHJAX_FILES:
+        if (source / rel).is_dir():
+            shutil.copytree(source / rel, target / rel, dirs_exist_ok=True)
+        else:
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source / rel, target / rel)
+
+
 def setup(app):
+    app.connect("source-read", _landing_launch)
     app.connect("doctree-read", _readme_to_landing)
+    app.connect("doctree-read", _hide_launch_cell)
+    app.connect("doctree-read", _solution_hint)
+    app.connect("doctree-resolved", _zoomable_figures)
+    app.connect("html-page-context", _header_buttons, priority=900)
+    app.connect("build-finished", _copy_mathjax)
