@@ -5,7 +5,8 @@
 
 Outputs are replaced by those of the clean run, execution counts become
 1..n, and per-run metadata (timings) is dropped, so a committed notebook
-always shows what `pytest --nbval` will reproduce.
+always shows what `pytest --nbval` will reproduce. The launch cell's REPO
+line is set to the course's repository URL (tools/course_url.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pathlib
 import sys
 import time
 
+import course_url
 import nbformat
 from nbclient import NotebookClient
 
@@ -23,6 +25,7 @@ KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "nam
 
 def run(path: pathlib.Path) -> float:
     nb = nbformat.read(path, as_version=4)
+    course_url.with_url(nb, course_url.repository_url())
     for cell in nb.cells:
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
