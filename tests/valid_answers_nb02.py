@@ -25,51 +25,56 @@ def chain_ok(model):
     return not broken
 check_chain_ok(chain_ok)
 """),
-    # -- Exercise 2: Sigmoid ----------------------------------------------------------------
-    ("check_sigmoid", "the formula, and sigmoid recomputed in bwd", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return 1 / (1 + torch.exp(-inp))
+    # -- Exercise 2: Mul ---------------------------------------------------------------------
+    ("check_mul", "a is b tested, the shares added by hand", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        s = torch.sigmoid(inp)
-        inp.g = out.g * s * (1 - s)
-check_sigmoid(Sigmoid)
+    def bwd(self, out, a, b):
+        if a is b:
+            a.g = out.g * b + out.g * a
+        else:
+            a.g = out.g * b
+            b.g = out.g * a
+check_mul(Mul)
 """),
-    ("check_sigmoid", "out - out**2", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return inp.sigmoid()
+    ("check_mul", "zeroed in the forward pass, += in bwd", """
+class Mul(Module):
+    def forward(self, a, b):
+        a.g = torch.zeros_like(a)
+        b.g = torch.zeros_like(b)
+        return torch.mul(a, b)
 
-    def bwd(self, out, inp):
-        inp.g = out.g * (out - out ** 2)
-check_sigmoid(Sigmoid)
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
 """),
-    ("check_sigmoid", "no Module base: its own __call__ and backward", """
-class Sigmoid:
-    def __call__(self, inp):
-        self.inp = inp
-        self.out = torch.sigmoid(inp)
+    ("check_mul", "first share assigned, second added when b is a", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
+
+    def bwd(self, out, a, b):
+        a.g = out.g * b
+        b.g = (b.g if b is a else 0) + out.g * a
+check_mul(Mul)
+"""),
+    ("check_mul", "no Module base: shares summed per object, by id", """
+class Mul:
+    def __call__(self, a, b):
+        self.a, self.b = a, b
+        self.out = a * b
         return self.out
 
     def backward(self):
-        self.inp.g = self.out.g * self.out * (1 - self.out)
-check_sigmoid(Sigmoid)
-"""),
-    ("check_sigmoid", "a new Module with its own __init__", """
-class Sigmoid(Module):
-    def __init__(self):
-        self.calls = 0
-
-    def forward(self, inp):
-        self.calls += 1
-        return torch.sigmoid(inp)
-
-    def bwd(self, out, inp):
-        grad = out.g.clone()
-        grad *= out * (1 - out)
-        inp.g = grad
-check_sigmoid(Sigmoid)
+        total = {}
+        for t, share in ((self.a, self.out.g * self.b), (self.b, self.out.g * self.a)):
+            total[id(t)] = total.get(id(t), 0) + share
+            t.g = total[id(t)]
+        print("shares summed for", len(total), "object(s)")
+check_mul(Mul)
 """),
     # -- Exercise 3: outer_bytes ------------------------------------------------------------
     ("check_outer_bytes", "element_size and 10**9 //", """

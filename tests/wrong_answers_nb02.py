@@ -63,132 +63,158 @@ def chain_ok(model):
     return True
 check_chain_ok(chain_ok)
 """, r"your chain_ok changed the model"),
-    # -- Exercise 2: Sigmoid ----------------------------------------------------------------
-    ("check_sigmoid", "forgot the upstream out.g", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    # -- Exercise 2: Mul ---------------------------------------------------------------------
+    ("check_mul", "= for both shares, wrong when a is b", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out * (1 - out)
-check_sigmoid(Sigmoid)
-""", r"inp.g should be out.g \* sigmoid'\(x\).*\nYour result is what you get if you left out "
-     r"the upstream gradient out.g"),
-    ("check_sigmoid", "sigma'(x) written with x instead of sigma(x)", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g = out.g * b
+        b.g = out.g * a
+check_mul(Mul)
+""", r"for Mul\(\)\(x, x\).*\nYour result is what you get if the second share replaced the "
+     r"first instead of adding to it: here a and b are one tensor"),
+    ("check_mul", "zeroes b.g after adding a's share", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = inp * (1 - inp) * out.g
-check_sigmoid(Sigmoid)
-""", r"Your result is what you get if you used inp \(x itself\) where out"),
-    ("check_sigmoid", "sign flipped in sigma'", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g = torch.zeros_like(a)
+        a.g += out.g * b
+        b.g = torch.zeros_like(b)
+        b.g += out.g * a
+check_mul(Mul)
+""", r"Your result is what you get if the second share replaced the first"),
+    ("check_mul", "+= onto whatever .g was there, never zeroed", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out * (out - 1) * out.g
-check_sigmoid(Sigmoid)
-""", r"Your result is what you get if you wrote out - 1 where 1 - out belongs"),
-    ("check_sigmoid", "sigmoid applied twice in bwd", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g = getattr(a, "g", 0) + out.g * b
+        b.g = getattr(b, "g", 0) + out.g * a
+check_mul(Mul)
+""", r"for Mul\(\)\(a, b\) on two tensors.*\nYour result is what you get if you added the "
+     r"shares to the .g left from an earlier run"),
+    ("check_mul", "+= with no .g to add to", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        s = torch.sigmoid(out)
-        inp.g = s * (1 - s) * out.g
-check_sigmoid(Sigmoid)
-""", r"inp.g should be out.g \* sigmoid'\(x\)[^\n]*: wrong for inp.g\n(?!Your result)"),
-    ("check_sigmoid", "returned the gradient instead of setting inp.g", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"your Mul's backward raised AttributeError.*no attribute 'g'"),
+    ("check_mul", "one tensor told by equal values", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        return out * (1 - out) * out.g
-check_sigmoid(Sigmoid)
-""", r"your Sigmoid's backward did not set inp.g"),
-    ("check_sigmoid", "a sign lost in the forward pass", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return 1 / (1 + torch.exp(inp))
+    def bwd(self, out, a, b):
+        if torch.equal(a, b):
+            a.g = b.g = 2 * out.g * a
+        else:
+            a.g, b.g = out.g * b, out.g * a
+check_mul(Mul)
+""", r"on a tensor and its view.*\nYour result is what you get if you took a and b for one "
+     r"tensor; here b is a view of a"),
+    ("check_mul", "one tensor told by data_ptr", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out * (1 - out) * out.g
-check_sigmoid(Sigmoid)
-""", r"forward pass should return sigmoid\(x\).*\nYour result is what you get if you wrote "
-     r"exp\(x\) where exp\(-x\) belongs"),
-    ("check_sigmoid", "sigmoid in place on the input", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return inp.sigmoid_()
+    def bwd(self, out, a, b):
+        if a.data_ptr() == b.data_ptr():
+            a.g = 2 * out.g * a
+            b.g = 2 * out.g * b
+        else:
+            a.g, b.g = out.g * b, out.g * a
+check_mul(Mul)
+""", r"on a tensor and its view.*\n.*two objects, each with its own .g: test identity "
+     r"with `is`"),
+    ("check_mul", "shares swapped", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out * (1 - out) * out.g
-check_sigmoid(Sigmoid)
-""", r"your Sigmoid's forward pass changed inp in place"),
-    ("check_sigmoid", "upstream out.g overwritten in place, then copied to inp.g", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g = out.g * a
+        b.g = out.g * b
+check_mul(Mul)
+""", r"Your result is what you get if you swapped the shares"),
+    ("check_mul", "upstream out.g left out", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        out.g.mul_(out * (1 - out))
-        inp.g = out.g.clone()
-check_sigmoid(Sigmoid)
-""", r"your Sigmoid's backward changed out.g; it should only read it"),
-    ("check_sigmoid", "inp.g made the same object as out.g, then scaled in place", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g, b.g = b.clone(), a.clone()
+check_mul(Mul)
+""", r"Your result is what you get if you left out the upstream gradient out.g"),
+    ("check_mul", "x.g doubled in place on the upstream out.g", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out.g
-        inp.g *= out * (1 - out)
-check_sigmoid(Sigmoid)
-""", r"your Sigmoid's backward changed out.g"),
-    ("check_sigmoid", "forward in float64 whatever the input", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp.double())
+    def bwd(self, out, a, b):
+        if a is b:
+            a.g = out.g
+            a.g *= 2 * a
+        else:
+            a.g, b.g = out.g * b, out.g * a
+check_mul(Mul)
+""", r"your Mul's backward changed out.g; it should only read it"),
+    ("check_mul", "the product computed in place on a", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a.mul_(b)
 
-    def bwd(self, out, inp):
-        inp.g = out * (1 - out) * out.g
-check_sigmoid(Sigmoid)
-""", r"your Sigmoid returned torch.float64 for a torch.float32 input"),
-    ("check_sigmoid", "bwd named backward, overriding Module.backward", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g, b.g = out.g * b, out.g * a
+check_mul(Mul)
+""", r"your Mul's forward pass changed a in place"),
+    ("check_mul", "a + b in the forward pass", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a + b
 
-    def backward(self, out, inp):
-        inp.g = out * (1 - out) * out.g
-check_sigmoid(Sigmoid)
-""", r"your Sigmoid's backward raised TypeError.*\nHint: .*bwd\(self, out, inp\)"),
-    ("check_sigmoid", "a layer that returns a copy of what it stored", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    def bwd(self, out, a, b):
+        a.g, b.g = out.g * b, out.g * a
+check_mul(Mul)
+""", r"should return a \* b.*\nYour result is what you get if you added a and b"),
+    ("check_mul", "bwd given one input only", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def __call__(self, inp):
-        return super().__call__(inp).clone()
+    def bwd(self, out, a):
+        a.g = out.g * a
+check_mul(Mul)
+""", r"your Mul's backward raised TypeError.*\nHint: .*bwd\(self, out, a, b\)"),
+    ("check_mul", "a layer that returns a copy of what it stored", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out * (1 - out) * out.g
-check_sigmoid(Sigmoid)
+    def __call__(self, a, b):
+        return super().__call__(a, b).clone()
+
+    def bwd(self, out, a, b):
+        a.g, b.g = out.g * b, out.g * a
+check_mul(Mul)
 """, r"returned another object than the one it stored as self.out"),
-    ("check_sigmoid", "an instance passed instead of the class", """
-class Sigmoid(Module):
-    def forward(self, inp):
-        return torch.sigmoid(inp)
+    ("check_mul", "an instance passed instead of the class", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
 
-    def bwd(self, out, inp):
-        inp.g = out * (1 - out) * out.g
-check_sigmoid(Sigmoid())
-""", r"pass the class itself"),
+    def bwd(self, out, a, b):
+        a.g, b.g = out.g * b, out.g * a
+check_mul(Mul())
+""", r"pass the class itself, check_mul\(Mul\)"),
     # -- Exercise 3: outer_bytes ------------------------------------------------------------
     ("check_outer_bytes", "counted entries, not bytes", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
@@ -259,6 +285,9 @@ check_outer_bytes(outer_bytes, max_rows)
 ]
 
 EQUIVALENT = {
+    (2, "line 8, `op=` -> `=`: a.g += out.g * b -> a.g = out.g * b"):
+        "both .g are zeroed first, so the first share may be assigned: b.g += still adds "
+        "the second share onto it when b is a, and onto b's zero otherwise",
     (3, "line 5, swap two arguments: outer_bytes(1, 784, 50) -> outer_bytes(784, 1, 50)"):
         "a (784, 1, 50) temporary has as many bytes as a (1, 784, 50) one: same max_rows",
 }

@@ -2,9 +2,9 @@
 
 The module holds its own copies of the notebook's `Module` layers (`Module`,
 `MatmulLin`, `ReluModule`, `MseModule`) and of `Chain`, so that no check depends
-on a class or tensor the notebook defines or later changes. A learner's
-`Sigmoid` may subclass either the notebook's `Module` or this one: the checks
-only call a layer and its `backward`, exactly as `Chain` does.
+on a class or tensor the notebook defines or later changes. A learner's `Mul`
+may subclass either the notebook's `Module` or this one: the checks only call
+a layer and its `backward`, exactly as `Chain` does.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from helpers.checks import (
 from helpers.data import make_weights, synthetic_regression
 from helpers.numerical import autograd_grads
 
-__all__ = ["Module", "check_chain_ok", "check_outer_bytes", "check_sigmoid"]
+__all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes"]
 
 
 # -- the notebook's layers, copied (section 6; MatmulLin from section 7) -------------------
@@ -77,7 +77,7 @@ class MseModule(Module):
         inp.g = 2. * (inp.squeeze(-1) - targ).unsqueeze(-1) / targ.shape[0]
 
 
-# recap of 02 §3 (the notebook's Chain inherits __call__ and backward from the question's Model)
+# recap of 02 §3 (the notebook's Chain also notes what each call returned, for a table)
 class Chain:
     """The question's `Model`, given its layers and its loss."""
 
@@ -204,96 +204,175 @@ def check_chain_ok(chain_ok) -> None:
 
 # -- Exercise 2 -----------------------------------------------------------------------------
 
-# (seed, rows, inputs, hidden units, dtype)
-_SIGMOID_CASES = [(2, 16, 8, 6, torch.float64), (7, 5, 3, 4, torch.float32),
-                  (11, 9, 4, 7, torch.float64)]
+# (seed, shape, dtype, what b is, whether the inputs carry a stale .g from an earlier run)
+_MUL_CASES = [
+    (3, (5, 3), torch.float32, "other", False),
+    (4, (4, 6), torch.float64, "other", True),
+    (5, (6, 2), torch.float32, "same", False),
+    (6, (3, 5), torch.float64, "same", True),
+    (7, (4, 4), torch.float32, "view", True),
+    (8, (2, 7), torch.float64, "copy", False),
+]
+
+_PAIRS = {"other": "two tensors", "view": "a tensor and its view",
+          "copy": "a tensor and its copy"}
+_STALE = ("you added the shares to the .g left from an earlier run: start each backward "
+          "from zero (or assign the first share)")
+_TWO_OBJECTS = {
+    "view": "b is a view of a (the same memory, equal values)",
+    "copy": "b is a copy of a (equal values)",
+}
 
 
-def _sigmoid_case(Sigmoid, seed, n, n_in, nh, dtype):
-    inp, targ = synthetic_regression(n=n, n_in=n_in, seed=seed, dtype=dtype)
-    w1, b1, w2, b2 = make_weights(n_in, nh, seed=seed, dtype=dtype)
-    sig = call_answer(Sigmoid, what="Sigmoid()",
-                      hint="it is called as Sigmoid(), with no arguments: a Module "
-                           "subclass needs no __init__")
-    lin1, lin2, loss = MatmulLin(w1, b1), MatmulLin(w2, b2), MseModule()
-
-    x = lin1(inp)
-    before = snapshot(inp=x)
-    out = call_answer(sig, x, what="your Sigmoid's forward pass",
-                      hint="a layer is called as layer(inp); Module.__call__ calls "
-                           "self.forward(inp), stores what it returns and returns it")
-    expect_unchanged(before, "your Sigmoid's forward pass")
-    expect_tensor(out, "what your Sigmoid returned", tuple(x.shape))
-    if out.dtype != x.dtype:
-        raise AssertionError(f"your Sigmoid returned {out.dtype} for a {x.dtype} input; a layer "
-                             "keeps its input's dtype")
-    x0 = before["inp"][1]
-    expect_close({"sigmoid(x)": out}, {"sigmoid(x)": torch.sigmoid(x0)},
-                 "your Sigmoid's forward pass should return sigmoid(x) = 1 / (1 + exp(-x))",
-                 mistakes={"you wrote exp(x) where exp(-x) belongs":
-                           {"sigmoid(x)": torch.sigmoid(-x0)}})
-    if getattr(sig, "out", None) is not out:
+def _new_mul(Mul):
+    layer = call_answer(Mul, what="Mul()",
+                        hint="it is called as Mul(), with no arguments: a Module subclass "
+                             "needs no __init__")
+    if not callable(layer):
         raise AssertionError(
-            "your Sigmoid returned another object than the one it stored as self.out, so the "
+            f"Mul() made {type(layer).__name__!r} object, which cannot be called as a layer: "
+            "subclass Module (it has __call__ and backward) and write forward and bwd"
+        )
+    return layer
+
+
+def _mul_forward(layer, a, b, shape):
+    """Run the layer forward on (a, b); check it returns a * b, the object it keeps as .out."""
+    before = snapshot(a=a, b=b)
+    out = call_answer(layer, a, b, what="your Mul's forward pass",
+                      hint="a layer with two inputs is called as layer(a, b); Module.__call__ "
+                           "calls self.forward(a, b), stores what it returns as self.out and "
+                           "returns it")
+    expect_unchanged(before, "your Mul's forward pass", g=False)
+    expect_tensor(out, "what your Mul returned", shape)
+    if out.dtype != a.dtype:
+        raise AssertionError(f"your Mul returned {out.dtype} for {a.dtype} inputs; a layer "
+                             "keeps its inputs' dtype")
+    a0, b0 = before["a"][1], before["b"][1]
+    expect_close({"a * b": out}, {"a * b": a0 * b0},
+                 "your Mul's forward pass should return a * b",
+                 mistakes={"you added a and b instead of multiplying them": {"a * b": a0 + b0}})
+    if getattr(layer, "out", None) is not out:
+        raise AssertionError(
+            "your Mul returned another object than the one it stored as self.out, so the "
             ".g that the next layer writes never reaches its backward: subclass Module and "
             "write only forward and bwd"
         )
+    return out, a0, b0
 
+
+def _mul_backward(layer):
+    if not callable(getattr(layer, "backward", None)):
+        raise AssertionError("your Mul has no backward method: subclass Module, which has one")
+    call_answer(layer.backward, what="your Mul's backward",
+                hint="it is called as layer.backward(); Module.backward calls "
+                     "self.bwd(self.out, *self.args), i.e. bwd(self, out, a, b)")
+
+
+def _mul_case(Mul, seed, shape, dtype, how, stale):
+    gen = torch.Generator().manual_seed(seed)
+
+    def randn():
+        return torch.randn(*shape, generator=gen, dtype=dtype)
+
+    a = randn()
+    b = {"other": randn, "same": lambda: a, "view": lambda: a.view(shape),
+         "copy": lambda: a.clone()}[how]()
+    old = {}
+    if stale:
+        for name, t in (("a", a), ("b", b)):
+            t.g = old[name] = randn()
+    layer = _new_mul(Mul)
+    out, a0, b0 = _mul_forward(layer, a, b, shape)
+
+    up = randn()
+    out.g = up
+    upstream, inputs = snapshot(out=out), snapshot(a=a, b=b)
+    _mul_backward(layer)
+    expect_unchanged(upstream, "your Mul's backward")
+    expect_unchanged(inputs, "your Mul's backward", g=False)
+
+    if how == "same":
+        share = up * a0
+        what = ("for Mul()(x, x), which is x * x, x.g should be out.g * x + out.g * x, its "
+                "share as a plus its share as b")
+        mistakes = {"the second share replaced the first instead of adding to it: here a "
+                    "and b are one tensor, so a.g and b.g are one attribute": {"x.g": share},
+                    "you left out the upstream gradient out.g": {"x.g": 2 * a0}}
+        if stale:
+            mistakes[_STALE] = {"x.g": old["a"] + 2 * share}
+        expect_close({"x.g": read_g(a, "x", "your Mul's backward")}, {"x.g": 2 * share},
+                     what, mistakes=mistakes)
+        return
+    ours = {"a.g": read_g(a, "a", "your Mul's backward"),
+            "b.g": read_g(b, "b", "your Mul's backward")}
+    ref = {"a.g": up * b0, "b.g": up * a0}
+    mistakes = {"you swapped the shares: a.g is out.g * b, b.g is out.g * a":
+                {"a.g": up * a0, "b.g": up * b0},
+                "you left out the upstream gradient out.g": {"a.g": b0, "b.g": a0}}
+    if stale:
+        mistakes[_STALE] = {"a.g": old["a"] + ref["a.g"], "b.g": old["b"] + ref["b.g"]}
+    if how in _TWO_OBJECTS:
+        mistakes[f"you took a and b for one tensor; here {_TWO_OBJECTS[how]}, but they are "
+                 "two objects, each with its own .g: test identity with `is`"] = {
+            "a.g": 2 * ref["a.g"], "b.g": 2 * ref["b.g"]}
+    expect_close(ours, ref, f"for Mul()(a, b) on {_PAIRS[how]}, a.g should be out.g * b "
+                 "and b.g out.g * a", mistakes=mistakes)
+
+
+def _mul_network(Mul, seed=9):
+    """`MatmulLin -> Mul(h, h) -> MatmulLin -> MseModule`, every gradient against autograd."""
+    inp, targ = synthetic_regression(n=12, n_in=5, seed=seed, dtype=torch.float64)
+    w1, b1, w2, b2 = make_weights(5, 6, seed=seed, dtype=torch.float64)
+    lin1, square, lin2, loss = MatmulLin(w1, b1), _new_mul(Mul), MatmulLin(w2, b2), MseModule()
+    h = lin1(inp)
+    out, _, _ = _mul_forward(square, h, h, tuple(h.shape))
     loss(lin2(out), targ)
     loss.backward()
     lin2.backward()
-    if not callable(getattr(sig, "backward", None)):
-        raise AssertionError("your Sigmoid has no backward method: subclass Module, which has one")
-    before = snapshot(inp=x, out=out)
-    up, s = before["out"][2], torch.sigmoid(x0)
-    call_answer(sig.backward, what="your Sigmoid's backward",
-                hint="it is called as layer.backward(); Module.backward calls "
-                     "self.bwd(self.out, *self.args), i.e. bwd(self, out, inp)")
-    expect_unchanged(before, "your Sigmoid's backward")
-    g = read_g(x, "inp", "your Sigmoid's backward")
-    ref = autograd_grads(lambda x: (torch.sigmoid(x) * up).sum(), {"x": x0})["x"]
-    expect_close({"inp.g": g}, {"inp.g": ref},
-                 "inp.g should be out.g * sigmoid'(x), where sigmoid'(x) = out * (1 - out)",
-                 mistakes={"you left out the upstream gradient out.g": {"inp.g": s * (1 - s)},
-                           "you used inp (x itself) where out (sigmoid(x)) belongs":
-                           {"inp.g": x0 * (1 - x0) * up},
-                           "you wrote out - 1 where 1 - out belongs": {"inp.g": -ref}})
-
+    _mul_backward(square)
     lin1.backward()
     tensors = dict(inp=inp, w1=w1, b1=b1, w2=w2, b2=b2)
 
     def loss_fn(inp, w1, b1, w2, b2):
-        return ((torch.sigmoid(inp @ w1 + b1) @ w2 + b2).squeeze(-1) - targ).pow(2).mean()
+        h = inp @ w1 + b1
+        return (((h * h) @ w2 + b2).squeeze(-1) - targ).pow(2).mean()
 
     ours = {name: read_g(t, name, "the backward pass") for name, t in tensors.items()}
     expect_close(ours, autograd_grads(loss_fn, tensors),
-                 "with your Sigmoid between two linear layers, the gradients")
+                 "in Lin -> Mul(h, h) -> Lin -> Mse (a layer that squares h), the gradients")
 
 
 @exercise_check
-def check_sigmoid(Sigmoid) -> None:
-    """Exercise 2: a layer class `Sigmoid`, between two linear layers, matches autograd.
+def check_mul(Mul) -> None:
+    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, right even when a is b.
 
-    Runs `MatmulLin -> Sigmoid -> MatmulLin -> MseModule` forward and backward on
-    three batches (different seeds and shapes, float32 and float64).
+    Runs `Mul()(a, b)` forward and backward on six pairs (float32 and
+    float64, several shapes): two tensors; one tensor twice, `Mul()(x, x)`;
+    a tensor and its view (same memory, another object); a tensor and its
+    copy; three of them with a stale `.g` on the inputs from an earlier run.
+    Then runs `Lin -> Mul(h, h) -> Lin -> Mse` and compares all five
+    gradients with autograd.
 
-    Requires: `Sigmoid()` with no arguments; calling the layer on x returns
-    sigmoid(x), the very object it stores as `self.out`, and leaves x as it
-    was; its `backward()` sets `inp.g = out.g * out * (1 - out)` and leaves
-    `out.g`, `out` and `inp` as they were; then all five gradients match
-    autograd. Leaves free: subclassing the notebook's `Module` or this one (or
-    none, with the same `__call__`/`backward`), `torch.sigmoid` or the formula,
-    `out` or a recomputed sigmoid in `bwd`.
+    Requires: `Mul()` with no arguments; calling it on (a, b) returns a * b,
+    the very object it stores as `self.out`, and leaves a and b as they were;
+    its `backward()` leaves `a.g == out.g * b` and `b.g == out.g * a` when a
+    and b are two objects (whatever they held before), `x.g == 2 * out.g * x`
+    when they are one, and leaves `out` and `out.g` as they were. Leaves
+    free: zeroing `.g` then adding the shares (in `bwd` or in the forward
+    pass), testing `a is b`, assigning the first share and adding the second,
+    subclassing the notebook's `Module`, this one or none.
     """
-    if not isinstance(Sigmoid, type):
+    if not isinstance(Mul, type):
         raise AssertionError(
-            "pass the class itself, check_sigmoid(Sigmoid), not an instance or a function "
-            f"(got a {type(Sigmoid).__name__})"
+            "pass the class itself, check_mul(Mul), not an instance or a function "
+            f"(got {'None' if Mul is None else 'a ' + type(Mul).__name__})"
         )
-    for case in _SIGMOID_CASES:
-        _sigmoid_case(Sigmoid, *case)
-    passed(f"Sigmoid: forward, inp.g and all five gradients match autograd "
-           f"on {len(_SIGMOID_CASES)} batches")
+    for case in _MUL_CASES:
+        _mul_case(Mul, *case)
+    _mul_network(Mul)
+    passed(f"Mul: forward and both shares right on {len(_MUL_CASES)} pairs, Mul()(x, x) "
+           "included, and all five gradients of Lin -> Mul(h, h) -> Lin match autograd")
 
 
 # -- Exercise 3 -----------------------------------------------------------------------------
