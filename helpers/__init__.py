@@ -5,8 +5,12 @@ One concern a module:
 - `helpers.data`      synthetic regression data and the course's starting weights
 - `helpers.compare`   gradient comparison tables that can be asserted
 - `helpers.numerical` reference gradients: finite differences (float64) and autograd
-- `helpers.graph`     the autograd graph of a loss, as plain data
+- `helpers.graph`     the autograd graph of a loss, as plain data, and the order
+                      in which backward runs its nodes
 - `helpers.plots`     figures: the lesson-8 layer flow, autograd graphs, log-log axes
+- `helpers.ddp`       two local processes training DynamicNet under
+                      DistributedDataParallel (notebook 06)
+- `helpers.checks`    the exercise checks, one module a notebook
 """
 
 from helpers.compare import compare, grads_of
