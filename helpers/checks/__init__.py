@@ -147,7 +147,8 @@ def _describe(value: Any) -> str:
 
 
 def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
-    """`t.g`, or a `CheckFailed` saying that `who` did not set `name.g` (or set it wrong)."""
+    """`t.g`, or a `CheckFailed` saying that `who` did not set `name.g` as a float
+    tensor of `t`'s shape."""
     g = getattr(t, "g", None)
     if not isinstance(g, torch.Tensor):
         raise CheckFailed(
@@ -159,6 +160,9 @@ def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
             f"{name}.g has shape {tuple(g.shape)}, but a gradient has the shape of its "
             f"tensor: {tuple(t.shape)}"
         )
+    if not g.is_floating_point():
+        raise CheckFailed(f"{name}.g is a tensor of {str(g.dtype).removeprefix('torch.')}; "
+                          f"a gradient holds real numbers (a float dtype)")
     return g
 
 
