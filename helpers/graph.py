@@ -169,16 +169,7 @@ def autograd_graph(loss: torch.Tensor, names: Mapping[str, torch.Tensor] | None 
             of `names` can never be matched: a tensor computed from others (not
             a leaf) or a leaf that does not require grad. The message names it.
     """
-    if not isinstance(loss, torch.Tensor):
-        raise TypeError(f"autograd_graph needs a tensor, got {type(loss).__name__}")
-    if loss.grad_fn is None:
-        why = (
-            "it is a leaf that requires grad: there is nothing to walk back from"
-            if loss.requires_grad
-            else "it does not require grad (computed from tensors without requires_grad, "
-            "under torch.no_grad(), or detached)"
-        )
-        raise ValueError(f"this tensor has no grad_fn, so it has no backward graph: {why}")
+    _graph_root(loss, "autograd_graph")
     by_id = _names_by_id(names)
 
     nodes: list[Node] = []
