@@ -285,6 +285,12 @@ def _states(module: nn.Module) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in module.state_dict().items()}
 
 
+def _bucket_sizes(model: nn.Module) -> list[int]:
+    """The sizes in bytes of DDP's gradient buckets (from its logging data)."""
+    sizes = model._get_ddp_logging_data().get("bucket_sizes", "")
+    return [int(s) for s in str(sizes).split(",") if s.strip()]
+
+
 def _train(rank: int, data: tuple[torch.Tensor, torch.Tensor], steps: int, seed: int,
            depths: list[int] | None, **ddp_options: Any) -> dict[str, Any]:
     """Train a DDP DynamicNet for `steps` steps; what happened in each, until an error."""
@@ -296,7 +302,8 @@ def _train(rank: int, data: tuple[torch.Tensor, torch.Tensor], steps: int, seed:
     model = DistributedDataParallel(net, **ddp_options)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
     inp, targ = data
-    log: dict[str, Any] = {"depths": [], "before": [], "grads": [], "error": None}
+    log: dict[str, Any] = {"depths": [], "before": [], "grads": [], "error": None,
+                           "bucket_sizes": _bucket_sizes(model)}
     for t in range(steps if depths is None else len(depths)):
         log["before"].append(_states(net))
         stage = "forward"
@@ -334,8 +341,9 @@ def dynamicnet_worker(rank: int, world_size: int, steps: int = 4, seed: int = 0,
     Each run starts from the same weights (`torch.manual_seed(seed)`) and trains
     with the tutorial's SGD (lr 1e-4, momentum 0.9) and summed squared error on
     this rank's own 32 random rows. Returns the rank's rows and, per run, the
-    depths drawn, the weights before each step, the gradients after each
-    backward, and the error that stopped it, if any.
+    sizes of DDP's gradient buckets, the depths used, the weights before each
+    step and after the last, the gradients after each backward, and the error
+    that stopped it (step, stage and message), if any.
     """
     torch.set_num_threads(1)
     g = torch.Generator().manual_seed(1000 + rank)

@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from helpers.ddp import WorkerError, free_port, run_processes, start_processes
+from helpers.ddp import WorkerError, _bucket_sizes, free_port, run_processes, start_processes
 
 
 def sum_of_ranks(rank, world_size, scale=1.0):
@@ -99,3 +99,16 @@ def test_the_worker_must_be_importable_by_name():
 def test_bad_arguments_are_refused_before_anything_starts(kwargs, message):
     with pytest.raises(ValueError, match=message):
         start_processes(sum_of_ranks, **kwargs)
+
+
+def test_bucket_sizes_are_read_from_ddp_logging_data():
+    class Logged:                        # what DDP's _get_ddp_logging_data returns
+        def __init__(self, data):
+            self.data = data
+
+        def _get_ddp_logging_data(self):
+            return self.data
+
+    assert _bucket_sizes(Logged({"bucket_sizes": "444840"})) == [444840]
+    assert _bucket_sizes(Logged({"bucket_sizes": "1048576, 26214400"})) == [1048576, 26214400]
+    assert _bucket_sizes(Logged({})) == []

@@ -117,6 +117,27 @@ def broken_nodes(loss):
         stack.extend(f for f, _ in node.next_functions if f)
     return broken
 check_broken_nodes(broken_nodes)
+""", r"every node with a _saved_ attribute \(a saved size counts too\), not only those"),
+    ("check_broken_nodes", "every node that saved a tensor, changed or not", """
+def broken_nodes(loss):
+    broken, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                try:
+                    value = getattr(node, name)
+                except RuntimeError:
+                    value = torch.zeros(1)
+                if isinstance(value, torch.Tensor):
+                    broken.append(node.name())
+                    break
+        stack.extend(f for f, _ in node.next_functions if f)
+    return broken
+check_broken_nodes(broken_nodes)
 """, r"every node that saved a tensor, not only those"),
     ("check_broken_nodes", "a set of names", broken(result="set(broken)"),
      r"returned a set; return a list, one entry per node"),

@@ -138,18 +138,22 @@ def check_carried(train_carried: Callable[..., Any]) -> None:
 # --------------------------------------------------------------------------- exercise 2
 
 
-def _saved_broken(node) -> tuple[int, int]:
-    """(saved tensors of `node` that can be read, saved tensors that raise) on reading."""
-    ok = bad = 0
+def _saved_broken(node) -> tuple[int, int, int]:
+    """What reading `node`'s ``_saved_*`` attributes gives: (tensors that can be read,
+    tensors that raise, attributes that hold no tensor: sizes, dims, scalars, None)."""
+    ok = bad = other = 0
     for name in dir(node):
         if name.startswith("_saved_"):
             try:
-                getattr(node, name)
+                value = getattr(node, name)
             except RuntimeError:
                 bad += 1
             else:
-                ok += 1
-    return ok, bad
+                if isinstance(value, torch.Tensor):
+                    ok += 1
+                else:
+                    other += 1
+    return ok, bad, other
 
 
 def _walk(loss: torch.Tensor, once: bool = True) -> list:
@@ -174,7 +178,9 @@ def _broken_reference(loss: torch.Tensor) -> dict[str, list[str]]:
         "once per path to it": sorted(n.name() for n in every if counts[n][1]),
         "once per saved tensor that changed":
             sorted(n.name() for n in unique for _ in range(counts[n][1])),
-        "every node that saved a tensor": sorted(n.name() for n in unique if sum(counts[n])),
+        "every node that saved a tensor":
+            sorted(n.name() for n in unique if counts[n][0] + counts[n][1]),
+        "every node with a _saved_ attribute": sorted(n.name() for n in unique if sum(counts[n])),
     }
 
 
@@ -213,10 +219,10 @@ def _case_layers(g):
 def _case_weight(g):
     w = torch.randn(3, 3, generator=g).requires_grad_()
     v = torch.randn(3, 2, generator=g).requires_grad_()
-    x = torch.randn(4, 3, generator=g)
+    x = torch.randn(4, 3, generator=g).requires_grad_()   # so that x @ w saves w
     out = torch.tanh(x @ w) @ v
     with torch.no_grad():
-        w -= 0.1                          # an update: saved by the first mm only
+        w -= 0.1                          # an update: breaks the first mm, not the second
     return out.sum(), {"x": x, "v": v}
 
 
@@ -252,9 +258,10 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
     entry per node (two nodes may share a name), each node counted once however
     many paths reach it; the graph and the tensors left as they were (no
     backward). Cases: six graphs, including one where nothing is broken, one
-    with two broken nodes of the same name and one where an intact node has
-    the same name as a broken one. Leaves free: the order, how the graph is
-    walked (stack, queue, recursion), how a broken saved tensor is detected.
+    with two broken nodes of the same name and one (a weight updated after the
+    forward pass) where an intact node has the same name as a broken one.
+    Leaves free: the order, how the graph is walked (stack, queue, recursion),
+    how a broken saved tensor is detected.
     """
     for i, (label, build) in enumerate(_BROKEN_CASES):
         loss, inputs = _seeded(build, 10 + i)
@@ -289,7 +296,11 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
                                                        "each node once",
                  "every node that saved a tensor": "you listed every node that saved a "
                                                    "tensor, not only those whose saved "
-                                                   "tensor was changed"}
+                                                   "tensor was changed",
+                 "every node with a _saved_ attribute": "you listed every node with a "
+                                                        "_saved_ attribute (a saved size "
+                                                        "counts too), not only those whose "
+                                                        "saved tensor was changed"}
         for mistake, hint in hints.items():
             if got == answers[mistake] != answers["right"]:
                 message += f"\nYour result is what you get if {hint}."
@@ -392,4 +403,4 @@ def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
             ref[name] = p0 - lr * v0 - lr * (_MOMENTUM * v0 + g1)
         expect_close({name: p.detach() for name, p in params.items()}, ref,
                      f"{what} does not step as SGD with momentum {_MOMENTUM}")
-    passed("every parameter held once, and stepped once a step, in all three models")
+    passed("every parameter held once, and stepped once a step, in all three cases")
