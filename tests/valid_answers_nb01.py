@@ -53,6 +53,11 @@ def sigmoid_grad(inp, out):
     inp.g = x.grad
 check_sigmoid_grad(sigmoid_grad)
 """),
+    ("check_sigmoid_grad", "a float32 inp.g, also for the float64 case (float32 rounding)", """
+def sigmoid_grad(inp, out):
+    inp.g = (out.g * out * (1 - out)).float()
+check_sigmoid_grad(sigmoid_grad)
+"""),
     ("check_mae_grad", "targ unsqueezed instead of inp squeezed, len for N", """
 def mae_grad(inp, targ):
     inp.g = (inp - targ.unsqueeze(-1)).sign() / len(targ)
@@ -73,6 +78,11 @@ def mae_grad(inp, targ):
         g[i, 0] = u / abs(u) / n
     inp.g = g
     return g
+check_mae_grad(mae_grad)
+"""),
+    ("check_mae_grad", "a float32 inp.g, also for the float64 batches (float32 rounding)", """
+def mae_grad(inp, targ):
+    inp.g = (inp.squeeze(-1) - targ).sign().float().unsqueeze(-1) / len(inp)
 check_mae_grad(mae_grad)
 """),
 ]

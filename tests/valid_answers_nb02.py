@@ -25,6 +25,15 @@ def chain_ok(model):
     return not broken
 check_chain_ok(chain_ok)
 """),
+    ("check_chain_ok", "np.all wrapped in bool(...)", """
+import numpy as np
+
+
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return bool(np.all([a.out is b.args[0] for a, b in zip(seq, seq[1:])]))
+check_chain_ok(chain_ok)
+"""),
     # -- Exercise 2: Mul ---------------------------------------------------------------------
     ("check_mul", "a is b tested, the shares added by hand", """
 class Mul(Module):
@@ -76,6 +85,18 @@ class Mul:
         print("shares summed for", len(total), "object(s)")
 check_mul(Mul)
 """),
+    ("check_mul", "zeros of a's shape and dtype, then +=", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
+
+    def bwd(self, out, a, b):
+        a.g = torch.zeros(a.shape, dtype=a.dtype)
+        b.g = torch.zeros(b.shape, dtype=b.dtype)
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+"""),
     # -- Exercise 3: outer_bytes ------------------------------------------------------------
     ("check_outer_bytes", "element_size and 10**9 //", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
@@ -95,6 +116,15 @@ def outer_bytes(N, n_in, n_out, dtype=torch.float32):
 max_rows = 0
 while outer_bytes(max_rows + 1, 784, 50) <= 1e9:
     max_rows += 1
+check_outer_bytes(outer_bytes, max_rows)
+"""),
+    ("check_outer_bytes", "NumPy arithmetic, wrapped in int(...)", """
+import numpy as np
+
+
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return int(np.prod([N, n_in, n_out])) * torch.finfo(dtype).bits // 8
+max_rows = int(np.int64(10**9) // outer_bytes(1, 784, 50))
 check_outer_bytes(outer_bytes, max_rows)
 """),
 ]

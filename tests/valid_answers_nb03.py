@@ -84,6 +84,17 @@ def accumulate_grads(net, inp, targ, n_chunks):
             p.grad /= n_chunks
 check_accumulate_grads(accumulate_grads)
 """),
+    ("check_accumulate_grads", "torch.autograd.grad, summed into .grad by hand", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    params = list(net.parameters())
+    for p in params:
+        p.grad = None
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        grads = torch.autograd.grad(net(x, y) * len(x) / len(inp), params)
+        for p, g in zip(params, grads):
+            p.grad = g if p.grad is None else p.grad + g
+check_accumulate_grads(accumulate_grads)
+"""),
     ("check_sequential", "an OrderedDict and load_state_dict", """
 from collections import OrderedDict
 

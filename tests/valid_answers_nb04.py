@@ -56,6 +56,36 @@ def share(model, x, targ, k, i):
     return torch.autograd.grad(loss, copies[i - 1].weight)[0]
 check_share(share)
 """),
+    ("check_share", "float32 copies of the model, F.linear, a float64 W's gradient", """
+def share(model, x, targ, k, i):
+    F = torch.nn.functional
+    mid = model.middle_linear
+    W32 = mid.weight.float()           # the gradient flows back through the cast
+    h = model.input_linear(x).clamp(min=0).float()
+    for use in range(1, k + 1):
+        w = W32 if use == i else mid.weight.detach().float()
+        h = F.relu(F.linear(h, w, mid.bias.detach().float()))
+    out = F.linear(h, model.output_linear.weight.detach().float(),
+                   model.output_linear.bias.detach().float())
+    loss = nn.MSELoss(reduction="sum")(out, targ.float())
+    return torch.autograd.grad(loss, mid.weight)[0]
+check_share(share)
+"""),
+    ("check_share", "everything in float32, the share returned in float32", """
+def share(model, x, targ, k, i):
+    F = torch.nn.functional
+    mid = model.middle_linear
+    W = mid.weight.detach().float().requires_grad_()
+    W_fixed = mid.weight.detach().float()
+    h = F.relu(F.linear(x.float(), model.input_linear.weight.detach().float(),
+                        model.input_linear.bias.detach().float()))
+    for use in range(1, k + 1):
+        h = F.relu(F.linear(h, W if use == i else W_fixed, mid.bias.detach().float()))
+    out = F.linear(h, model.output_linear.weight.detach().float(),
+                   model.output_linear.bias.detach().float())
+    return torch.autograd.grad(((out - targ.float()) ** 2).sum(), W)[0]
+check_share(share)
+"""),
     ("check_w2", "one expression", """
 def predict_w2(W0, g0, lr, momentum, set_to_none):
     return W0 - lr * g0 * (1 if set_to_none else 1 + momentum)

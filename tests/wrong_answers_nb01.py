@@ -33,6 +33,8 @@ check_shapes({"inp": (32, 5), "w1": (5, 7), "b1": (7,), "w2": (7, 1), "b2": (1,)
      r"out: you said \(32,\).*column axis of size 1"),
     ("check_shapes", "two entries wrong at once", shapes_with(w2="(1, 7)", b2="(32, 1)"),
      r"2 of 7 shapes are wrong: w2, b2\n.*transpose.*\n.*no batch axis"),
+    ("check_shapes", "b2 written as a scalar's shape ()", shapes_with(b2="()"),
+     r"b2: you said \(\), but its gradient has shape \(1,\).*\(\) is the shape of a scalar"),
     ("check_shapes", "shapes written as strings", shapes_with(inp='"32x5"'),
      r"inp: you wrote '32x5'; a shape is a tuple of ints"),
     ("check_shapes", "a float in a shape", shapes_with(w1="(5.0, 7)"),
@@ -104,6 +106,19 @@ def sigmoid_grad(out):
     out.g = out.g * out * (1 - out)
 check_sigmoid_grad(sigmoid_grad)
 """, r"your sigmoid_grad raised TypeError(.|\n)*called as sigmoid_grad\(inp, out\)"),
+    ("check_sigmoid_grad", "requires_grad switched on for the caller's inp, then autograd", """
+def sigmoid_grad(inp, out):
+    inp.requires_grad_()
+    inp.g, = torch.autograd.grad(torch.sigmoid(inp), inp, out.g)
+check_sigmoid_grad(sigmoid_grad)
+""", r"your sigmoid_grad switched on inp.requires_grad; it should leave inp as it was"),
+    ("check_mae_grad", "requires_grad switched on for the caller's inp, then backward", """
+def mae_grad(inp, targ):
+    inp.requires_grad_()
+    (inp.squeeze(-1) - targ).abs().mean().backward()
+    inp.g = inp.grad
+check_mae_grad(mae_grad)
+""", r"your mae_grad switched on inp.requires_grad"),
     ("check_mae_grad", "forgot the 1/N of the mean", """
 def mae_grad(inp, targ):
     inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1)

@@ -63,7 +63,47 @@ def chain_ok(model):
     return True
 check_chain_ok(chain_ok)
 """, r"your chain_ok changed the model"),
+    ("check_chain_ok", "judged by running model.backward(), which writes .g", """
+def chain_ok(model):
+    try:
+        model.backward()
+    except AttributeError:
+        return False
+    return True
+check_chain_ok(chain_ok)
+""", r"your chain_ok changed the model: layers\[0\]\.out has a new attribute \.g \(.g is "
+     r"what a backward writes: chain_ok should not run model.backward\(\)\)"),
+    ("check_chain_ok", "each output tagged with a marker attribute", """
+def chain_ok(model):
+    for i, layer in enumerate(model.layers):
+        layer.out.mark = i
+    seq = [*model.layers, model.loss]
+    return all(getattr(b.args[0], "mark", None) == i for i, b in enumerate(seq[1:]))
+check_chain_ok(chain_ok)
+""", r"your chain_ok changed the model: layers\[0\]\.out has a new attribute \.mark"),
+    ("check_chain_ok", "a NumPy bool from np.all", """
+import numpy as np
+
+
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return np.all([a.out is b.args[0] for a, b in zip(seq, seq[1:])])
+check_chain_ok(chain_ok)
+""", r"should return True or False, got np.True_, a NumPy bool; wrap it in bool\(\.\.\.\)"),
     # -- Exercise 2: Mul ---------------------------------------------------------------------
+    ("check_mul", "zeros of a.shape: a float32 .g for float64 tensors", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
+
+    def bwd(self, out, a, b):
+        a.g = torch.zeros(a.shape)
+        b.g = torch.zeros(b.shape)
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"in Lin -> Mul\(h, h\) -> Lin -> Mse, your Mul's backward left h.g float32 while h is "
+     r"float64; the layer before needs the tensor's dtype"),
     ("check_mul", "= for both shares, wrong when a is b", """
 class Mul(Module):
     def forward(self, a, b):
@@ -276,6 +316,21 @@ def outer_bytes(N, n_in, n_out, dtype=torch.float32):
 max_rows = int(1e9 // outer_bytes(1, 784, 50)) - 1
 check_outer_bytes(outer_bytes, max_rows)
 """, r"max_rows = 6376 fits, but so does 6377"),
+    ("check_outer_bytes", "max_rows a NumPy int64", """
+import numpy as np
+
+
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+max_rows = np.int64(10**9) // outer_bytes(1, 784, 50)
+check_outer_bytes(outer_bytes, max_rows)
+""", r"max_rows is np.int64\(6377\), a NumPy int64 .*wrap it in int\(\.\.\.\)"),
+    ("check_outer_bytes", "a trailing comma makes max_rows a tuple", """
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+max_rows = 10**9 // outer_bytes(1, 784, 50),
+check_outer_bytes(outer_bytes, max_rows)
+""", r"max_rows should be a whole number of rows, an int; got a tuple \(\(6377,\)\)"),
     ("check_outer_bytes", "max_rows as a string", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * torch.finfo(dtype).bits // 8

@@ -333,4 +333,78 @@ def make_sequential(w1, b1, w2, b2):
     return nn.Sequential(lin1, nn.ReLU(), lin2)
 check_sequential(make_sequential)
 """, r"a step on the model changed the weights passed in: the model shares their memory"),
+    ("check_tanh_fn", "the output kept on the class, shared by every call", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = torch.tanh(inp)
+        TanhFn.saved = out
+        return out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        return out_g * (1 - TanhFn.saved**2)
+check_tanh_fn(TanhFn)
+""", r"a.grad was computed with the other call's output: your backward used another call's "
+     r"saved output. Keep what backward needs in ctx"),
+    ("check_tanh_fn", "forward in float32", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = torch.tanh(inp.float())
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"TanhFn.apply\(x\) returned torch.float32 for a torch.float64 x; tanh keeps its "
+     r"input's dtype"),
+    ("check_accumulate_grads", "torch.autograd.grad: nothing stored in .grad", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    params = list(net.parameters())
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        grads = torch.autograd.grad(net(x, y) / n_chunks, params)
+check_accumulate_grads(accumulate_grads)
+""", r"is None, and no backward filled it: torch.autograd.grad returns gradients without "
+     r"storing them in .grad; call loss.backward\(\)"),
+    ("check_sequential", "a model cached by shape, returned again for new weights", """
+_cache = {}
+
+
+def make_sequential(w1, b1, w2, b2):
+    key = tuple(w1.shape)
+    if key not in _cache:
+        (n_in, nh), n_out = w1.shape, w2.shape[1]
+        seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+        with torch.no_grad():
+            seq[0].weight.copy_(w1.t())
+            seq[0].bias.copy_(b1)
+            seq[2].weight.copy_(w2.t())
+            seq[2].bias.copy_(b2)
+        _cache[key] = seq
+    return _cache[key]
+check_sequential(make_sequential)
+""", r"with n_in=5, nh=7, make_sequential returned the model it returned for an earlier call"),
+    ("check_sequential", "layers cached by shape, wrapped in a new Sequential", """
+_layers = {}
+
+
+def make_sequential(w1, b1, w2, b2):
+    key = tuple(w1.shape)
+    if key not in _layers:
+        (n_in, nh), n_out = w1.shape, w2.shape[1]
+        _layers[key] = (nn.Linear(n_in, nh), nn.Linear(nh, n_out))
+    lin1, lin2 = _layers[key]
+    with torch.no_grad():
+        lin1.weight.copy_(w1.t())
+        lin1.bias.copy_(b1)
+        lin2.weight.copy_(w2.t())
+        lin2.bias.copy_(b2)
+    return nn.Sequential(lin1, nn.ReLU(), lin2)
+check_sequential(make_sequential)
+""", r"a model that shares parameters with the model of an earlier call"),
 ]

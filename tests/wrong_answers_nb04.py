@@ -47,6 +47,21 @@ WRONG = [
     ("check_share", "the model's .grad cleared, then backward",
      SHARE.format(**{**RIGHT, "ret": "W.grad = None\n    loss.backward()\n    return W.grad"}),
      r"changed input_linear.weight.grad: a backward\(\) adds into the model's .grad"),
+    ("check_share", "zero_grad, backward, only W.grad put back", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    old = W.grad.clone()
+    model.zero_grad()
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        h = (h @ (W if use == i else W.detach()).T + b).clamp(min=0)
+    ((model.output_linear(h) - targ) ** 2).sum().backward()
+    g = W.grad.clone()
+    W.grad = old
+    return g
+check_share(share)
+""", r"k=3, i=1\) changed input_linear.weight.grad: a backward\(\) adds into the model's "
+     r"\.grad"),
     ("check_share", "no ReLU after the middle layer", """
 def share(model, x, targ, k, i):
     W, b = model.middle_linear.weight, model.middle_linear.bias

@@ -103,10 +103,38 @@ class ReluShared():
         inp.g = (inp > 0).float() * out.g
 check_relu_shared(ReluShared)
 """, r"what your object returned for the first call should be a tensor, but it is None"),
+    ("check_relu_shared", "inp.g cast to float32, for float64 tensors",
+     relu_shared(grad="inp.g = ((inp > 0) * out.g).float()"),
+     r"backward pass at depth 0.*failed: your backward sets inp.g float32 while inp is "
+     r"float64.*needs the tensor's dtype"),
+    ("check_relu_shared", "returns a copy of what it recorded", """
+class ReluShared():
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, inp):
+        out = inp.clamp_min(0.)
+        self.calls.append((inp, out))
+        return out.clone()
+
+    def backward(self):
+        inp, out = self.calls.pop()
+        inp.g = (inp > 0).float() * out.g
+check_relu_shared(ReluShared)
+""", r"returned another object than the one it recorded"),
+    ("check_relu_shared", "the output computed in float32",
+     relu_shared(forward="inp.float().clamp_min(0.)"),
+     r"the first call returned float32 for a float64 inp; a layer keeps its input's dtype"),
     # -- exercise 2 ----------------------------------------------------------------------
+    ("check_residual", "torch.relu, off the tape, around the tape's add",
+     RESIDUAL.format(block="h_relu = torch.relu(add(tape, h_relu, z))"),
+     r"(?s)at depth 1 .*takes an input that no op on the tape computed: torch.relu \(or "
+     r"clamp\) of a tensor on the tape made it.*record every op with the tape's lin, relu "
+     r"and add"),
     ("check_residual", "a plain + instead of the tape's add",
      RESIDUAL.format(block="h_relu = relu(tape, h_relu + z)"),
-     r"record #\d takes an input that no op on the tape computed. A plain \+ .*is not recorded"),
+     r"record #\d takes an input that no op on the tape computed: a plain \+ of two tensors "
+     r"on the tape made it\. .*is not recorded.*lin, relu and add\(tape, x, y\)"),
     ("check_residual", "the ReLU before the sum",
      RESIDUAL.format(block="h_relu = add(tape, h_relu, relu(tape, z))"),
      r"(?s)at depth 1 .*differ from autograd's: .*you put the ReLU before the sum"),
@@ -135,7 +163,8 @@ check_relu_shared(ReluShared)
      r"transpose's backward sends the wrong gradient to x.*yours has out.g's shape"),
     ("check_tied", "w_mid.t() not recorded on the tape",
      tied(tied='p["w_mid"].t()'),
-     r"the lin record #4 takes an input that no op on the tape computed. A plain \.t\(\)"),
+     r"the lin record #4 takes an input that no op on the tape computed: a plain \.t\(\) "
+     r"\(or \.T\) of a tensor on the tape made it"),
     ("check_tied", "the tied layer without the transpose",
      tied(tied='p["w_mid"]'),
      r"you used w_mid untransposed in the third layer"),
@@ -151,6 +180,31 @@ check_relu_shared(ReluShared)
     ("check_tied", "transpose's backward transposes out.g in place",
      tied(backward="lambda g: (g.t_(),)"),
      r"your transpose's backward changed out.g in place"),
+    ("check_tied", "torch.relu, off the tape, after the tied layer", """
+def transpose(tape, x):
+    return tape.record("transpose", x.t(), (x,), lambda g: (g.t(),))
+
+
+def tied_net(tape, p, x):
+    h = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    h = relu(tape, lin(tape, h, p["w_mid"], p["b_mid"]))
+    h = torch.relu(lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"]))
+    return lin(tape, h, p["w_out"], p["b_out"])
+check_tied(transpose, tied_net)
+""", r"lin record #6 takes an input that no op on the tape computed: torch.relu \(or clamp\)"),
+    ("check_tied", "a copy of the prediction returned", """
+def transpose(tape, x):
+    return tape.record("transpose", x.t(), (x,), lambda g: (g.t(),))
+
+
+def tied_net(tape, p, x):
+    h = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    h = relu(tape, lin(tape, h, p["w_mid"], p["b_mid"]))
+    h = relu(tape, lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"]))
+    return lin(tape, h, p["w_out"], p["b_out"]).clone()
+check_tied(transpose, tied_net)
+""", r"the prediction you returned was not computed by an op on the tape: it equals a tensor "
+     r"on the tape but is another object"),
     ("check_tied", "transpose records a copy as its input",
      tied(forward="x.t()", backward="lambda g: (g.t(),)").replace("(x,)", "(x.clone(),)"),
      r"with x as its only input"),

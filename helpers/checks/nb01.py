@@ -68,6 +68,14 @@ def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
     return g
 
 
+def _expect_requires_grad(t: torch.Tensor, was: bool, name: str, who: str) -> None:
+    if t.requires_grad != was:
+        raise CheckFailed(
+            f"{who} switched {'on' if t.requires_grad else 'off'} {name}.requires_grad; it "
+            f"should leave {name} as it was (for autograd, work on a copy: "
+            f"{name}.detach().requires_grad_())")
+
+
 # -- Exercise 1 -------------------------------------------------------------------------------
 
 def _shape(value: Any, name: str) -> tuple[int, ...]:
@@ -98,8 +106,10 @@ def _shape_mistake(name: str, said: tuple, shape: tuple, n: int) -> str:
     if name in BIASES and said == (n, *shape):
         return (f"; {name} is one vector shared by all {n} rows, so its gradient sums the "
                 f"rows' contributions and has no batch axis")
-    if said == shape[:-1] and shape[-1] == 1:
+    if len(shape) == 2 and said == shape[:-1] and shape[-1] == 1:
         return f"; {name} has a column axis of size 1, and so does its gradient"
+    if said == () and shape == (1,):
+        return f"; () is the shape of a scalar, but {name} is a vector of one entry"
     return ""
 
 
@@ -156,10 +166,14 @@ def check_sigmoid_grad(sigmoid_grad) -> None:
 
     Called on three cases (shapes (6, 4), (1, 5), (16, 3); float64 and
     float32; random inputs and random upstream gradients `out.g`). Requires
-    `inp.g` to equal autograd's gradient (within the dtype's rounding), and
-    `inp`, `out` and `out.g` left as they were. Leaves free how it is computed
+    `inp.g` to equal autograd's gradient within the rounding of the less
+    precise of `inp`'s dtype and `inp.g`'s, and `inp`, `out`, `out.g` and
+    their `requires_grad` left as they were. Leaves free how it is computed
     (from `out` or by recomputing the sigmoid of `inp`, in any dtype, even
-    with autograd) and what the function returns or prints.
+    with autograd on a detached copy), the dtype of `inp.g` (a float32 `inp.g`
+    for a float64 `inp` is judged at float32's rounding: nothing here uses it
+    further, unlike the network stages of notebooks 02 and 05, which diagnose
+    it), and what the function returns or prints.
     """
     who = "your sigmoid_grad"
     g = torch.Generator().manual_seed(3)
@@ -176,6 +190,8 @@ def check_sigmoid_grad(sigmoid_grad) -> None:
                                hint="it is called as sigmoid_grad(inp, out), with out.g set; "
                                     "it should set inp.g")
         expect_unchanged(before, who)
+        _expect_requires_grad(inp, False, "inp", who)
+        _expect_requires_grad(out, False, "out", who)
         ours = _grad_of(inp, who, returned)
         ss = torch.sigmoid(s)
         mistakes = {
@@ -219,9 +235,12 @@ def check_mae_grad(mae_grad) -> None:
     with `inp` of shape (N, 1) and `targ` of shape (N,), each target 0.2–1.0
     away from its prediction, on a random side, so that no finite-difference
     nudge crosses the kink of |u|. Requires `inp.g` of shape (N, 1) equal to
-    the finite-difference gradient, and `inp` and `targ` left as they were.
-    Leaves free how it is computed (sign, a comparison, a division by |u|),
-    its dtype, and what the function returns or prints.
+    the finite-difference gradient, and `inp`, `targ` and their
+    `requires_grad` left as they were. Leaves free how it is computed (sign, a
+    comparison, a division by |u|, autograd on a detached copy), the dtype of
+    `inp.g` (judged, as in `check_sigmoid_grad`, within the rounding of the
+    less precise of `inp`'s dtype and its own), and what the function returns
+    or prints.
     """
     who = "your mae_grad"
     g = torch.Generator().manual_seed(5)
@@ -235,6 +254,8 @@ def check_mae_grad(mae_grad) -> None:
                                hint="it is called as mae_grad(inp, targ), inp of shape (N, 1) "
                                     "and targ of shape (N,); it should set inp.g")
         expect_unchanged(before, who)
+        _expect_requires_grad(inp, False, "inp", who)
+        _expect_requires_grad(targ, False, "targ", who)
         ours = _grad_of(inp, who, returned)
         d = (p.squeeze(-1) - t).unsqueeze(-1)
         mistakes = {

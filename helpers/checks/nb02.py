@@ -159,6 +159,59 @@ def _stored(model):
     return [(layer, layer.out, layer.args) for layer in [*model.layers, model.loss]]
 
 
+def _tensors(model):
+    """{place: tensor} for every tensor the model holds: outputs, inputs, weights."""
+    found = {}
+    for k, layer in enumerate([*model.layers, model.loss]):
+        where = "model.loss" if layer is model.loss else f"layers[{k}]"
+        found[f"{where}.out"] = layer.out
+        found.update({f"{where}.args[{j}]": t for j, t in enumerate(layer.args)})
+        for name in ("w", "b"):
+            if isinstance(getattr(layer, name, None), torch.Tensor):
+                found[f"{where}.{name}"] = getattr(layer, name)
+    return found
+
+
+def _attributes(model):
+    """Each tensor of the model with a copy of its values and of its attributes (`.g`, ...)."""
+    return [(place, t, t.detach().clone(), dict(vars(t))) for place, t in _tensors(model).items()]
+
+
+def _expect_untouched(attributes) -> None:
+    for place, t, value, attrs in attributes:
+        now = vars(t)
+        added = [name for name in now if name not in attrs]
+        changed = [name for name in attrs if name not in now or now[name] is not attrs[name]]
+        if added or changed:
+            name = (added or changed)[0]
+            raise AssertionError(
+                f"your chain_ok changed the model: {place} "
+                + (f"has a new attribute .{name}" if added else f"had its .{name} changed")
+                + (" (.g is what a backward writes: chain_ok should not run model.backward())"
+                   if name == "g" else "")
+                + "; chain_ok should only look"
+            )
+        if not torch.equal(t.detach(), value):
+            raise AssertionError(f"your chain_ok changed the values of {place} in place; "
+                                 "chain_ok should only look")
+
+
+def _numpy(value) -> bool:
+    return type(value).__module__.split(".")[0] == "numpy"
+
+
+def _not_bool(got) -> str:
+    """What `got` is, for a chain_ok that should return a bool."""
+    if got is None:
+        return "None (a function with no `return` gives None)"
+    if _numpy(got) and getattr(getattr(got, "dtype", None), "kind", "") == "b" \
+            and getattr(got, "ndim", 1) == 0:
+        return f"{got!r}, a NumPy bool; wrap it in bool(...)"
+    if isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.numel() == 1:
+        return f"{got!r}, a tensor; wrap it in bool(...)"
+    return f"{got!r}, of type {type(got).__name__}"
+
+
 @exercise_check
 def check_chain_ok(chain_ok) -> None:
     """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones.
@@ -171,13 +224,16 @@ def check_chain_ok(chain_ok) -> None:
     Requires: a bool, True exactly when every layer's `.out` *is* the object
     the next layer stored as `.args[0]` and the last layer's `.out` is
     `model.loss.args[0]`; the model left as it was (no layer's `.out` or
-    `.args` replaced). Leaves free: how the links are walked (zip, indices, a
-    loop with an early return) and how identity is tested (`is`, `id(a) == id(b)`).
+    `.args` replaced; no tensor of the model, output, input or weight, given
+    a new attribute such as the `.g` a backward writes, or changed). A NumPy
+    or tensor bool is refused with a sentence (wrap it in bool(...)). Leaves
+    free: how the links are walked (zip, indices, a loop with an early
+    return) and how identity is tested (`is`, `id(a) == id(b)`).
     """
     expect_callable(chain_ok, "chain_ok")
     for seed, (widths, broken, kind) in enumerate(_CHAINS):
         model = _chain(widths, broken, kind, seed)
-        before = _stored(model)
+        before, attributes = _stored(model), _attributes(model)
         got = call_answer(chain_ok, model, what="your chain_ok",
                           hint="it is called as chain_ok(model); a Module layer stores its "
                                "input in layer.args (a tuple: the input is layer.args[0]) "
@@ -188,12 +244,9 @@ def check_chain_ok(chain_ok) -> None:
                     f"your chain_ok changed the model: {type(layer).__name__}.out or .args "
                     "holds another object after the call; chain_ok should only look"
                 )
+        _expect_untouched(attributes)
         if not isinstance(got, bool):
-            raise AssertionError(
-                "chain_ok should return True or False, got "
-                + ("None (a function with no `return` gives None)" if got is None
-                   else f"{got!r}, of type {type(got).__name__}")
-            )
+            raise AssertionError("chain_ok should return True or False, got " + _not_bool(got))
         if got is not (broken is None):
             raise AssertionError(
                 f"chain_ok returned {got} for {_describe_chain(model, broken, kind)}. "
@@ -331,6 +384,14 @@ def _mul_network(Mul, seed=9):
     loss.backward()
     lin2.backward()
     _mul_backward(square)
+    g = read_g(h, "h", "your Mul's backward")
+    if torch.finfo(g.dtype).eps > torch.finfo(h.dtype).eps:
+        raise AssertionError(
+            f"in Lin -> Mul(h, h) -> Lin -> Mse, your Mul's backward left h.g "
+            f"{_dtype(g)} while h is {_dtype(h)}; the layer before needs the tensor's "
+            f"dtype (its backward computes h.g @ w.t() with a {_dtype(h)} w, and a matmul "
+            f"refuses mixed dtypes). A gradient keeps its tensor's dtype: "
+            f"torch.zeros_like(a) does; torch.zeros(a.shape) is float32 whatever a is")
     lin1.backward()
     tensors = dict(inp=inp, w1=w1, b1=b1, w2=w2, b2=b2)
 
@@ -358,7 +419,10 @@ def check_mul(Mul) -> None:
     the very object it stores as `self.out`, and leaves a and b as they were;
     its `backward()` leaves `a.g == out.g * b` and `b.g == out.g * a` when a
     and b are two objects (whatever they held before), `x.g == 2 * out.g * x`
-    when they are one, and leaves `out` and `out.g` as they were. Leaves
+    when they are one, and leaves `out` and `out.g` as they were; in the
+    network, `h.g` at least as precise as `h` (float64), since the layer
+    before multiplies it with float64 weights (a float32 `.g` is diagnosed
+    there; in the pairs alone it is judged at float32's rounding). Leaves
     free: zeroing `.g` then adding the shares (in `bwd` or in the forward
     pass), testing `a is b`, assigning the first share and adding the second,
     subclassing the notebook's `Module`, this one or none.
@@ -380,6 +444,15 @@ def check_mul(Mul) -> None:
 MNIST_LAYER = (784, 50)
 
 
+def _dtype(t: torch.Tensor) -> str:
+    return str(t.dtype).removeprefix("torch.")
+
+
+def _a(value) -> str:
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+
+
 def _mnist_bytes(n: int) -> int:
     return n * MNIST_LAYER[0] * MNIST_LAYER[1] * 4
 
@@ -391,7 +464,8 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
     Requires: `outer_bytes` returns the bytes of the (N, n_in, n_out) temporary
     (as measured on a real one) for float16, bfloat16, float32 and float64,
     with float32 as the default dtype; `max_rows` is an int, the largest N whose
-    784 -> 50 float32 temporary takes at most 10**9 bytes. Leaves free: how the
+    784 -> 50 float32 temporary takes at most 10**9 bytes (a NumPy int or a
+    tensor is refused with a sentence: wrap it in int(...)). Leaves free: how the
     bytes an entry are found (finfo bits, element_size, itemsize), an int or a
     whole float from outer_bytes, how max_rows is found (//, floor, a search).
     """
@@ -434,8 +508,17 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
             f"max_rows is {max_rows!r}, a fraction of a row; a number of rows is an int: "
             "round down with int(...) or //, on ints"
         )
+    if _numpy(max_rows) and getattr(getattr(max_rows, "dtype", None), "kind", "") in "iu" \
+            and getattr(max_rows, "ndim", 1) == 0:
+        raise AssertionError(
+            f"max_rows is {max_rows!r}, a NumPy {max_rows.dtype} (NumPy arithmetic made it); "
+            "a number of rows is a Python int: wrap it in int(...)")
+    if isinstance(max_rows, torch.Tensor) and max_rows.numel() == 1 \
+            and not max_rows.is_floating_point():
+        raise AssertionError(f"max_rows is {max_rows!r}, a tensor; a number of rows is a "
+                             "Python int: wrap it in int(...)")
     if isinstance(max_rows, bool) or not isinstance(max_rows, int):
-        got = max_rows if max_rows is None else f"a {type(max_rows).__name__} ({max_rows!r})"
+        got = max_rows if max_rows is None else f"{_a(max_rows)} ({max_rows!r})"
         raise AssertionError(f"max_rows should be a whole number of rows, an int; got {got}")
     if _mnist_bytes(max_rows) > 1e9:
         raise AssertionError(

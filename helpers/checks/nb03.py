@@ -45,7 +45,10 @@ def check_tanh_fn(TanhFn) -> None:
     `torch.tanh(x)` and leaves `x` (values and `requires_grad`) as it was; a
     `backward` through it gives `x.grad == out_g * (1 - tanh(x)**2)` for an
     upstream gradient `out_g` that is not all ones, and leaves the forward's
-    output unchanged; `gradcheck` passes. Leaves free: what is saved (the
+    output unchanged; two calls then one backward,
+    `(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward()`, give
+    each input its own gradient (what a call saves belongs to that call: its
+    `ctx`, not the class); `gradcheck` passes. Leaves free: what is saved (the
     output, or the input and tanh recomputed) and how (`save_for_backward`, a
     `setup_context`), how the derivative is written, the dtype the backward
     computes in, extra prints.
@@ -55,6 +58,7 @@ def check_tanh_fn(TanhFn) -> None:
                           f"torch.autograd.Function, but it is {_kind(TanhFn)}")
     for seed, shape, dtype in TANH_CASES:
         _check_tanh_case(TanhFn, seed, shape, dtype)
+    _check_tanh_two_calls(TanhFn)
     x = torch.randn(2, 3, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
     ok = call_answer(lambda: torch.autograd.gradcheck(
         TanhFn.apply, (x.requires_grad_(),), raise_exception=False),
@@ -77,6 +81,9 @@ def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> Non
         raise CheckFailed("your forward switched off x.requires_grad; it should "
                           "only read x")
     expect_tensor(out, f"what TanhFn.apply(x) returned {case}", shape)
+    if out.dtype != x.dtype:
+        raise CheckFailed(f"TanhFn.apply(x) returned {out.dtype} for a {dtype} x; tanh keeps "
+                          "its input's dtype: compute torch.tanh(inp) as it is")
     tanh = torch.tanh(before["x"][1])
     expect_close({"out": out}, {"out": tanh},
                  f"{case} your forward should return torch.tanh(inp)")
@@ -113,6 +120,36 @@ def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> Non
             "you used the sigmoid's derivative, out * (1 - out)": {
                 "inp": up * t * (1 - t)},
         })
+
+
+def _check_tanh_two_calls(TanhFn) -> None:
+    """Two applies, then one backward: each call's backward must use its own saved tensors."""
+    g = torch.Generator().manual_seed(7)
+    a, b = ((2 * torch.randn(3, 5, generator=g, dtype=torch.float64)).requires_grad_()
+            for _ in range(2))
+    ua, ub = (torch.randn(3, 5, generator=g, dtype=torch.float64) for _ in range(2))
+    call_answer(lambda: (TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward(),
+                what="two calls of TanhFn.apply, then one backward,",
+                hint="(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward(): each "
+                     "call's backward receives that call's out_g")
+    ta, tb = torch.tanh(a.detach()), torch.tanh(b.detach())
+    ours = {"a": a.grad, "b": b.grad}
+    if any(v is None for v in ours.values()):
+        raise CheckFailed("after two calls of TanhFn.apply and one backward, a.grad or b.grad "
+                          "is None: your backward should return the gradient of inp")
+    ref = {"a": ua * (1 - ta**2), "b": ub * (1 - tb**2)}
+    swapped = {"a": ua * (1 - tb**2), "b": ub * (1 - ta**2)}
+    crossed = [n for n in ours if _is_close(ours[n], swapped[n])
+               and not _is_close(ours[n], ref[n])]
+    if crossed:
+        raise CheckFailed(
+            f"after TanhFn.apply(a) and TanhFn.apply(b), then one backward, {crossed[0]}.grad "
+            "was computed with the other call's output: your backward used another call's "
+            "saved output. Keep what backward needs in ctx (ctx.save_for_backward(out)), "
+            "which belongs to one call, not on the class or in a global")
+    expect_close(ours, ref, "after TanhFn.apply(a) and TanhFn.apply(b), then one backward, "
+                 "each input's gradient should be out_g * (1 - tanh(inp)**2) with its own "
+                 "call's out_g and output")
 
 
 def _kind(value) -> str:
@@ -206,14 +243,17 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
     def record(g: torch.Tensor) -> None:
         seen.append(g.detach().clone())
 
-    hook = net.lin1.weight.register_hook(record)  # fires once per backward reaching it
+    filled = []  # fires when a backward adds into .grad (not for torch.autograd.grad)
+    hooks = [net.lin1.weight.register_hook(record),  # once per backward reaching it
+             net.lin1.weight.register_post_accumulate_grad_hook(lambda p: filled.append(1))]
     try:
         call_answer(accumulate_grads, net, inp, targ, n_chunks, what="your accumulate_grads",
                     hint="accumulate_grads(net, inp, targ, n_chunks) is called with a "
                          "model whose net(x, y) returns the loss of rows x against "
                          "targets y")
     finally:
-        hook.remove()
+        for hook in hooks:
+            hook.remove()
     expect_unchanged(before, "your accumulate_grads")
     _expect_same_net(net, weights)
     if len(seen) != n_chunks:
@@ -221,6 +261,11 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
             f"{case} expected one backward per chunk, but backward reached the "
             f"weights {len(seen)} time(s)")
     missing = [name for name, p in net.named_parameters() if p.grad is None]
+    if missing and not filled:
+        raise CheckFailed(
+            f"{case}: after your function the .grad of {', '.join(missing)} is None, and "
+            "no backward filled it: torch.autograd.grad returns gradients without storing "
+            "them in .grad; call loss.backward(), which adds into .grad")
     if missing:
         raise CheckFailed(
             f"{case}: after your function the .grad of {', '.join(missing)} is "
@@ -289,10 +334,11 @@ def _expect_one_share_per_backward(seen: list, shares: list, whole: torch.Tensor
 
 # ---------------------------------------------------------------- exercise 3
 
-SEQUENTIAL_CASES = (  # (seed, n_in, nh): not square, then square (a transpose hides)
-    (4, 5, 7),
+SEQUENTIAL_CASES = (  # (seed, n_in, nh): not square, then square (a transpose hides),
+    (4, 5, 7),          # then the first shapes again, with other values (no cached model)
     (6, 3, 9),
     (8, 6, 6),
+    (9, 5, 7),
 )
 
 
@@ -312,8 +358,9 @@ def _forward(inp: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:
 def check_sequential(make_sequential) -> None:
     """Exercise 3: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout.
 
-    Requires, for three sets of weights (5 -> 7, 3 -> 9 and 6 -> 6 hidden
-    units, biases not zero): an `nn.Sequential` with two `nn.Linear` layers
+    Requires, for four sets of weights (5 -> 7, 3 -> 9, 6 -> 6, then 5 -> 7
+    again with other values; biases not zero): a new `nn.Sequential` on each
+    call (no model or parameter of an earlier call) with two `nn.Linear` layers
     and 4 parameters that require grad, whose output on a batch is
     lin -> relu -> lin with the weights passed in, and whose gradients under
     `nn.MSELoss` match that network's; the tensors passed in keep their values
@@ -322,13 +369,15 @@ def check_sequential(make_sequential) -> None:
     `nn.Parameter`s of copies, `load_state_dict`), layer names, `nn.ReLU` or
     `nn.ReLU(inplace=True)`, extra prints.
     """
+    built = []
     for seed, n_in, nh in SEQUENTIAL_CASES:
-        _check_sequential_case(make_sequential, seed, n_in, nh)
+        built.append(_check_sequential_case(make_sequential, seed, n_in, nh, built))
     passed("your nn.Sequential computes our network, with gradients to match, and "
            "owns its weights")
 
 
-def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int) -> None:
+def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int,
+                           built: list) -> nn.Sequential:
     case = f"with n_in={n_in}, nh={nh}"
     inp, targ = synthetic_regression(n=32, n_in=n_in, seed=seed)
     ws = _weights(n_in, nh, seed)
@@ -356,6 +405,14 @@ def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int) -> No
     if len(linears) != 2 or len(params) != 4:
         raise CheckFailed("the model should hold two nn.Linear layers (with a ReLU "
                           "between them) and so register 4 parameters")
+    old = {id(p) for m in built for p in m.parameters()}
+    if any(seq is m for m in built) or any(id(p) in old for p in params):
+        raise CheckFailed(
+            f"{case}, make_sequential returned "
+            + ("the model it returned for an earlier call" if any(seq is m for m in built)
+               else "a model that shares parameters with the model of an earlier call")
+            + ": each call should build a new model holding the weights passed in (a "
+              "cached model keeps the old weights, and training one trains the other)")
     lin1, lin2 = linears
     mine = {"w1": lin1.weight.t(), "b1": lin1.bias, "w2": lin2.weight.t(),
             "b2": lin2.bias}
@@ -397,3 +454,4 @@ def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int) -> No
         raise CheckFailed("a step on the model changed the weights passed in: the "
                           "model shares their memory; copy them into its own "
                           "parameters (copy_ under torch.no_grad())")
+    return seq

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from helpers.checks import (
     CheckFailed,
@@ -78,8 +79,25 @@ def _untied_shares(model, x, targ, k: int) -> list[torch.Tensor]:
         return list(torch.autograd.grad(loss, copies))
 
 
-def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
-    return a.shape == b.shape and compare({"t": a}, {"t": b}).ok
+def _close(a: torch.Tensor, b: torch.Tensor, low: torch.dtype = torch.float64) -> bool:
+    """`a` equals `b` within the rounding of `low`, the least precise dtype used."""
+    return a.shape == b.shape and compare({"t": a}, {"t": b.to(low)}).ok
+
+
+class _LowestPrecision(TorchFunctionMode):
+    """Notes the least precise float dtype of the tensors an answer's torch calls return."""
+
+    def __init__(self):
+        super().__init__()
+        self.low = torch.float64
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        out = func(*args, **(kwargs or {}))
+        for t in out if isinstance(out, (tuple, list)) else (out,):
+            if isinstance(t, torch.Tensor) and t.is_floating_point() \
+                    and torch.finfo(t.dtype).eps > torch.finfo(self.low).eps:
+                self.low = t.dtype
+        return out
 
 
 def _model_state(model) -> dict:
@@ -106,49 +124,55 @@ def _expect_model_unchanged(model, before: dict, who: str) -> None:
                 f"gradient without touching any .grad")
 
 
-def _diagnose_share(got, ref, i, k, n_out, old_grad, what) -> None:
+def _diagnose_share(got, ref, i, k, n_out, old_grad, what, low) -> None:
     """Raise the sentence for a recognised mistake, or the comparison table."""
     share, full = ref[i - 1], sum(ref)
     if not got.abs().max() > 0:
         raise CheckFailed(f"{what} is all zeros: no gradient reached W, so W was held fixed "
                           f"in every use, use {i} too")
-    if _close(got, share + old_grad):
+    if _close(got, share + old_grad, low):
         raise CheckFailed(
             f"{what} is use {i}'s share plus the .grad middle_linear.weight already held: "
             f"backward() adds into .grad. torch.autograd.grad(loss, W) returns the "
             f"gradient alone, and leaves .grad as it was")
-    if k > 1 and _close(got, full):
+    if k > 1 and _close(got, full, low):
         raise CheckFailed(f"{what} is the whole gradient, the sum over all {k} uses: hold "
                           f"the weight fixed (W.detach()) in every use except use {i}")
-    if k > 1 and _close(got, full - share):
+    if k > 1 and _close(got, full - share, low):
         raise CheckFailed(f"{what} is the sum of the OTHER uses' shares: you detached use "
                           f"{i} and kept the others; it is the other way round")
     for j in range(1, k + 1):
-        if j != i and _close(got, ref[j - 1]):
+        if j != i and _close(got, ref[j - 1], low):
             raise CheckFailed(f"{what} is the share of use {j}: number the uses 1 to k, in "
                               f"the order of the forward pass")
-    if _close(got, share.T):
+    if _close(got, share.T, low):
         raise CheckFailed(f"{what} is the transpose of use {i}'s share: nn.Linear stores "
                           f"its weight as (out, in), and so does its gradient")
     scale = ((got * share).sum() / (share ** 2).sum()).item()
-    if abs(scale) > 1e-6 and _close(got, scale * share):
+    if abs(scale) > 1e-6 and _close(got, scale * share, low):
         why = ("you took the mean of the squared errors; the notebook's criterion sums them, "
-               "((out - targ) ** 2).sum()" if _close(got, share / n_out)
+               "((out - targ) ** 2).sum()" if _close(got, share / n_out, low)
                else "check the loss: the summed squared error, ((out - targ) ** 2).sum()")
         raise CheckFailed(f"{what} is use {i}'s share times {scale:.3g}: {why}")
-    expect_close({f"use {i} of {k}": got}, {f"use {i} of {k}": share},
+    expect_close({f"use {i} of {k}": got}, {f"use {i} of {k}": share.to(low)},
                  f"{what} should be dL/dW with W held fixed in every use but use {i}")
 
 
 def _call_share(share, model, x, targ, k, i):
+    """(what, the answer's share, the least precise float dtype it computed in)."""
     what = f"your share(model, x, targ, k={k}, i={i})"
-    got = call_answer(share, model, x, targ, k, i, what=what,
-                      hint="it is called with the check's small DynamicNet, its input, its "
-                           "targets, the depth k, and a use number i from 1 to k")
+    with _LowestPrecision() as seen:
+        got = call_answer(share, model, x, targ, k, i, what=what,
+                          hint="it is called with the check's small DynamicNet, its input, "
+                               "its targets, the depth k, and a use number i from 1 to k")
     h = model.middle_linear.weight.shape[0]
     got = expect_tensor(got, f"{what} (use {i}'s share of dL/dW, shaped like "
                              f"middle_linear.weight)", (h, h))
-    return what, got.detach()
+    if not got.is_floating_point():
+        raise CheckFailed(f"{what} is a tensor of {got.dtype}; a gradient holds real numbers "
+                          f"(a float dtype)")
+    low = got.dtype if torch.finfo(got.dtype).eps > torch.finfo(seen.low).eps else seen.low
+    return what, got.detach(), low
 
 
 @exercise_check
@@ -160,26 +184,31 @@ def check_share(share) -> None:
     ``middle_linear.weight`` when only use i depends on it, as a tensor shaped
     like the weight; and the model (weights, their ``.grad`` and
     ``requires_grad``), ``x`` and ``targ`` left as they were. The model handed
-    to it holds a ``.grad`` from an earlier backward, as during training.
+    to it holds a ``.grad`` from an earlier backward on other data at another
+    depth, as during training, so that a ``.grad`` overwritten shows.
     Cases: two model shapes at depths 1 to 3, every use, and a deep model
     (depth 260), whose use numbers go above Python's cached small ints.
     Leaves free: how the other uses are held fixed (``W.detach()``, a copy),
     ``torch.autograd.grad`` or a backward on copies, ``@`` or ``F.linear``,
-    the float dtype, extra prints.
+    the float dtype (an answer that computes in float32, or returns float32,
+    is judged within float32's rounding), extra prints.
     """
     cases = [(_SMALL, (3, 2, 1), None), (_OTHER, (3, 2), None), (_DEEP, (260,), (258, 260))]
     for shape, depths, uses in cases:
         for k in depths:
             model, x, targ = _model(*shape, deep=uses is not None)
-            _sse(model(x, k), targ).backward()      # a .grad from an earlier backward
+            # a .grad from an earlier backward, on other data at another depth (an answer
+            # that overwrites any .grad with its own backward cannot write it back unseen)
+            _sse(model(0.5 - x.flip(0), k - 1 or 2), targ.flip(0)).backward()
             old_grad = model.middle_linear.weight.grad.clone()
             ref = _untied_shares(model, x, targ, k)
             before, data = _model_state(model), snapshot(x=x, targ=targ)
             for i in uses or range(1, k + 1):
-                what, got = _call_share_deep(share, model, x, targ, k, i, uses is not None)
+                what, got, low = _call_share_deep(share, model, x, targ, k, i,
+                                                  uses is not None)
                 expect_unchanged(data, what)
-                if not _close(got, ref[i - 1]):
-                    _diagnose_share(got, ref, i, k, targ.numel(), old_grad, what)
+                if not _close(got, ref[i - 1], low):
+                    _diagnose_share(got, ref, i, k, targ.numel(), old_grad, what, low)
                 _expect_model_unchanged(model, before, what)
     passed("every use's share matches its untied copy, and the model is left as it was")
 
@@ -187,7 +216,7 @@ def check_share(share) -> None:
 def _call_share_deep(share, model, x, targ, k, i, deep):
     """`_call_share`; at depth 260, a weight detached in every use is named as such."""
     try:
-        what, got = _call_share(share, model, x, targ, k, i)
+        what, got, low = _call_share(share, model, x, targ, k, i)
     except CheckFailed as e:
         if deep and "not have been used in the graph" in str(e):
             raise CheckFailed(
@@ -201,7 +230,7 @@ def _call_share_deep(share, model, x, targ, k, i, deep):
             f"{what} is all zeros, though your function was right at depths 1 to 3: W was "
             f"held fixed in every use. Do you compare use numbers with `is`? Two equal ints "
             f"above 256 are different objects in Python: compare numbers with ==")
-    return what, got
+    return what, got, low
 
 
 # (model shape, lr, momentum) for exercise 2: two shapes, three settings.

@@ -14,7 +14,7 @@ like the notebook's `relu` (`x > 0`).
 from __future__ import annotations
 
 import functools
-from collections import namedtuple
+from collections import deque, namedtuple
 
 import torch
 
@@ -199,7 +199,7 @@ def _grads(x, params, who):
 
 
 def _off_tape(records, leaves):
-    """The first (index, op) of a record that takes an input no record computed, or None.
+    """The first (index, op, input) of a record that takes an input no record computed, or None.
 
     Such an input was made by a plain torch operation (`+`, `.t()`, ...), which
     the tape does not record: no gradient flows back through it.
@@ -208,7 +208,31 @@ def _off_tape(records, leaves):
     for i, rec in enumerate(records):
         for t in rec.inputs:
             if not any(t is m for m in made[:i]) and not any(t is leaf for leaf in leaves):
-                return i, rec.op
+                return i, rec.op, t
+    return None
+
+
+def _made_off_tape(t, known):
+    """Which plain torch operation of tensors on the tape (`known`) gives `t`, or None."""
+    def same(a, b):
+        return b is not None and a.shape == b.shape and torch.allclose(a.double(), b.double())
+
+    def plus(a, b):
+        try:
+            return a + b
+        except RuntimeError:  # shapes that do not broadcast
+            return None
+    if not isinstance(t, torch.Tensor):
+        return None
+    for k in known:
+        if same(t, k):
+            return "it equals a tensor on the tape but is another object, a copy (.clone())"
+        if k.dim() == 2 and same(t, k.t()):
+            return "a plain .t() (or .T) of a tensor on the tape made it"
+        if same(t, k.clamp_min(0)):
+            return "torch.relu (or clamp) of a tensor on the tape made it"
+    if any(same(t, plus(a, b)) for j, a in enumerate(known) for b in known[j:]):
+        return "a plain + of two tensors on the tape made it"
     return None
 
 
@@ -247,6 +271,11 @@ def check_relu_shared(ReluShared) -> None:
     exact zeros, then in `DynamicModel` at depths 0-3 on two problems, one
     object for every ReLU use, against autograd.
 
+    Also requires: the output in the input's dtype, and the very tensor it
+    records (a copy returned instead is diagnosed); an `inp.g` less precise
+    than `inp` (float32 for float64) is diagnosed where it breaks, when the
+    layer before multiplies it with float64 weights.
+
     Leaves free: how the calls are kept (a list of tuples, of closures, a
     stack at either end), whether `inp.g` is assigned in `backward` or zeroed
     in `__call__` and added to in `backward`, the mask's dtype, prints.
@@ -269,13 +298,27 @@ def check_relu_shared(ReluShared) -> None:
         if not torch.equal(o.double(), x.clamp_min(0.)):
             raise CheckFailed(f"the {which} call returned the wrong values: layer(inp) should "
                               "return the ReLU of inp, inp.clamp_min(0.)")
+        if o.dtype != x.dtype:
+            raise CheckFailed(f"the {which} call returned {_name(o.dtype)} for a "
+                              f"{_name(x.dtype)} inp; a layer keeps its input's dtype (the "
+                              "next layer multiplies it with float64 weights)")
 
     g1 = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64)
     g2 = torch.tensor([[-7.0, 8.0, -9.0], [10.0, -11.0, 12.0]], dtype=torch.float64)
     o1.g, o2.g = g1.clone(), g2.clone()
     upstream = snapshot(**{"the first call's out": o1, "the second call's out": o2})
-    call_answer(layer.backward, what="the first backward of your ReluShared object",
-                hint="it is called as layer.backward(), after out.g has been set")
+    held = {_holds(layer, o1), _holds(layer, o2)}
+    try:
+        call_answer(layer.backward, what="the first backward of your ReluShared object",
+                    hint="it is called as layer.backward(), after out.g has been set")
+    except CheckFailed:
+        if held == {"a copy"}:
+            raise CheckFailed(
+                "your ReluShared object returned another object than the one it recorded "
+                "(it keeps a tensor equal to what it returned, but not that tensor), so the "
+                "out.g that the next layer sets on what it returned never reaches its "
+                "backward: record the very tensor you return") from None
+        raise
     expect_unchanged(upstream, "your backward")
     if _equals(_g_of(x1), _mask(x1) * g1) and _is_zero_or_unset(x2):
         raise CheckFailed("after two calls, the first backward set inp.g of the FIRST call: "
@@ -307,6 +350,7 @@ def check_relu_shared(ReluShared) -> None:
     if not torch.equal(x2.g.double(), first_value.double()):
         raise CheckFailed("the second backward changed inp.g of the second call's input again: "
                           "each backward should handle one call")
+    low = next((x for x in (x2, x1) if _less_precise(x.g, x)), None)
 
     for seed, (n, n_in, nh) in zip((5, 11), PROBLEMS):
         inp, targ, params = _problem(seed, n, n_in, nh)
@@ -316,9 +360,22 @@ def check_relu_shared(ReluShared) -> None:
             before = snapshot(x=x, **params)
             call_answer(model, x, targ, depth, what=f"the forward pass at depth {depth}, "
                         "with your object as every ReLU", hint=CALLED)
-            call_answer(model.backward, what=f"the backward pass at depth {depth}, with your "
-                        "object as every ReLU", hint="each ReLU use calls layer.backward() once, "
-                        "in reverse order of the calls")
+            try:
+                call_answer(model.backward, what=f"the backward pass at depth {depth}, with "
+                            "your object as every ReLU", hint="each ReLU use calls "
+                            "layer.backward() once, in reverse order of the calls")
+            except CheckFailed:
+                if low is not None:
+                    raise CheckFailed(
+                        f"the backward pass at depth {depth}, with your object as every ReLU, "
+                        f"failed: your backward sets inp.g {_name(low.g.dtype)} while inp is "
+                        f"{_name(low.dtype)} (seen in the calls by hand), and the layer "
+                        f"before the ReLU needs the tensor's dtype (LinShared's backward "
+                        f"computes out.g @ w.t() with {_name(low.dtype)} weights, and a matmul "
+                        f"refuses mixed dtypes). A gradient keeps its tensor's dtype: "
+                        f"(inp > 0).float() * out.g is {_name(low.dtype)} already, with no "
+                        f"cast after it") from None
+                raise
             expect_unchanged(before, "the pass with your object", g=False)
             expect_close(_grads(x, params, f"backward at depth {depth}"),
                          _reference(_dynamicnet(depth), inp, targ, params),
@@ -326,6 +383,42 @@ def check_relu_shared(ReluShared) -> None:
                          f"(batch of {n}, {nh} hidden units) the gradients differ from "
                          "autograd's")
     passed("one ReluShared object serves every use; gradients match autograd at depths 0-3")
+
+
+def _name(dtype: torch.dtype) -> str:
+    return str(dtype).removeprefix("torch.")
+
+
+def _less_precise(g, t) -> bool:
+    return isinstance(g, torch.Tensor) and g.is_floating_point() and \
+        torch.finfo(g.dtype).eps > torch.finfo(t.dtype).eps
+
+
+def _holds(layer, t) -> str | None:
+    """"the tensor" when `layer` keeps `t` itself (in an attribute, a list, a tuple, a dict
+    or a closure), "a copy" when it keeps only tensors equal to `t`, else None."""
+    found, seen, todo = None, set(), [vars(layer) if hasattr(layer, "__dict__") else {}]
+    while todo:
+        item = todo.pop()
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        if isinstance(item, torch.Tensor):
+            if item is t:
+                return "the tensor"
+            if item.shape == t.shape and item.dtype == t.dtype and torch.equal(item, t):
+                found = "a copy"
+        elif isinstance(item, dict):
+            todo.extend(item.values())
+        elif isinstance(item, (list, tuple, deque)):
+            todo.extend(item)
+        elif callable(item) and getattr(item, "__closure__", None):
+            for cell in item.__closure__:
+                try:
+                    todo.append(cell.cell_contents)
+                except ValueError:  # a cell not filled yet
+                    pass
+    return found
 
 
 def _expect_relu_grad(got, x, g):
@@ -385,13 +478,12 @@ def check_residual(residual_dynamicnet) -> None:
                 {s: {"block": block} for s, block in RESIDUAL_MISTAKES.items()},
                 f"at depth {depth} (batch of {n}, {nh} hidden units) the gradients differ "
                 "from autograd's",
-                "A plain +", "the tape's add(tape, x, y)",
+                "the tape's lin, relu and add(tape, x, y)",
             )
     passed("residual DynamicNet on the tape matches autograd at depths 0-3")
 
 
-def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, differ, plain,
-                 ops):
+def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, differ, ops):
     """`answer(tape, params, x, *tail)` on a fresh tape, then the tape's backward, against autograd.
 
     The reference is autograd's gradient through `forward(**right)`; when ours
@@ -414,15 +506,18 @@ def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, di
     ours = _grads(x, params, f"the tape's backward after {what}")
     if compare(ours, ref).ok:
         return
-    found = _off_tape(records, [x, *params.values()])
+    leaves = [x, *params.values()]
+    found = _off_tape(records, leaves)
     if found is not None:
-        i, op = found
+        i, op, t = found
         where = ("the prediction you returned was not computed by an op on the tape"
                  if i == len(records) - 1 else
                  f"the {op} record #{i} takes an input that no op on the tape computed")
+        made = _made_off_tape(t, [rec.out for rec in records[:i]] + leaves)
         raise CheckFailed(
-            f"{differ}: {where}. {plain} (like any torch operation outside the tape's ops) is "
-            f"not recorded, so no gradient flows back through it: use {ops}")
+            f"{differ}: {where}" + (f": {made}" if made else "") + ". A torch operation "
+            f"outside the tape's ops is not recorded, so no gradient flows back through it: "
+            f"record every op with {ops}")
     expect_close(ours, ref, differ, mistakes={
         s: _reference(forward(**kw), inp, targ, params) for s, kw in mistakes.items()})
 
@@ -478,7 +573,7 @@ def check_tied(transpose, tied_net) -> None:
             (inp, targ, params), _tied, {}, TIED_MISTAKES,
             f"the tied network's gradients (batch of {n}, {nh} hidden units) differ from "
             "autograd's",
-            "A plain .t()", "your transpose(tape, x), and lin and relu",
+            "your transpose(tape, x), and lin and relu",
         )
     passed("transpose is right, and the tied network on the tape matches autograd")
 
