@@ -143,6 +143,11 @@ check_broken_nodes(broken_nodes)
      r"returned a set; return a list, one entry per node"),
     ("check_broken_nodes", "only the last node looked at", broken(result="broken[:1]"),
      r"expected \['ExpBackward0', 'MulBackward0'\]"),
+    ("check_broken_nodes", "the walk starts at the loss node's inputs, skipping the loss's node",
+     broken().replace("stack = [], set(), [loss.grad_fn]",
+                      "stack = [], set(), [f for f, _ in loss.grad_fn.next_functions if f]"),
+     r"returned \['ExpBackward0'\], expected \['DotBackward0', 'ExpBackward0'\]\n"
+     r"Your result is what you get if your walk skipped the loss's own node, loss.grad_fn"),
     ("check_broken_nodes", "found by running backward", """
 def broken_nodes(loss):
     try:
@@ -167,6 +172,27 @@ check_broken_nodes(broken_nodes)
      SGD.format(body="""named = {n: p for m in modules for n, p in m.named_parameters()}
     return torch.optim.SGD(named.values(), lr=lr, momentum=0.9)"""),
      r"does not hold"),
+    ("check_make_sgd", "duplicates skipped with `not in` a list: == on tensors",
+     SGD.format(body="""once = []
+    for p in params:
+        if p not in once:
+            once.append(p)
+    return torch.optim.SGD(once, lr=lr, momentum=0.9)"""),
+     r"raised RuntimeError: The size of tensor a \(\d\) must match(.|\n)*Your code raised it "
+     r"in an `in` test: `in` on a list of tensors compares them with ==, elementwise; "
+     r"compare identities"),
+    ("check_make_sgd", "duplicates skipped with `in` a slice, in a comprehension",
+     SGD.format(body="""once = [p for i, p in enumerate(params) if p not in params[:i]]
+    return torch.optim.SGD(once, lr=lr, momentum=0.9)"""),
+     r"Your code raised it in an `in` test"),
+    ("check_make_sgd", "duplicates skipped with any(p == q): == compares values",
+     SGD.format(body="""once = []
+    for p in params:
+        if not any(p == q for q in once):
+            once.append(p)
+    return torch.optim.SGD(once, lr=lr, momentum=0.9)"""),
+     r"raised RuntimeError: (.|\n)*Hint: it is called as make_sgd\(modules, lr\) with a "
+     r"list of modules, and returns a torch.optim.SGD\Z"),
     ("check_make_sgd", "no momentum",
      SGD.format(body="return torch.optim.SGD(list(dict.fromkeys(params)), lr=lr)"),
      r"has a group with lr=0.1 and momentum=0; expected lr=0.1 and momentum=0.9"),

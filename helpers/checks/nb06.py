@@ -6,6 +6,8 @@ generators, so it runs in milliseconds and never reads a notebook global.
 
 from __future__ import annotations
 
+import dis
+import os
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +16,10 @@ import torch
 from torch import nn
 
 from helpers.checks import (
+    _HELPERS,
+    _LIBRARY,
     CheckFailed,
+    _describe,
     call_answer,
     exercise_check,
     expect_close,
@@ -24,15 +29,6 @@ from helpers.checks import (
 )
 
 __all__ = ["check_broken_nodes", "check_carried", "check_make_sgd"]
-
-
-def _describe(value: Any) -> str:
-    """What a value is, in a few words: "None", or "a list ([1, 2])"."""
-    if value is None:
-        return "None"
-    text = repr(value)
-    text = text if len(text) <= 40 else text[:37] + "..."
-    return f"a {type(value).__name__} ({text})"
 
 
 # --------------------------------------------------------------------------- exercise 1
@@ -175,6 +171,8 @@ def _broken_reference(loss: torch.Tensor) -> dict[str, list[str]]:
     counts = {node: _saved_broken(node) for node in unique}
     return {
         "right": sorted(n.name() for n in unique if counts[n][1]),
+        "without the root":
+            sorted(n.name() for n in unique if counts[n][1] and n is not loss.grad_fn),
         "once per path to it": sorted(n.name() for n in every if counts[n][1]),
         "once per saved tensor that changed":
             sorted(n.name() for n in unique for _ in range(counts[n][1])),
@@ -241,12 +239,21 @@ def _case_harmless(g):
     return (c * a).sum(), {"a": a}
 
 
+def _case_root(g):
+    a = torch.randn(4, generator=g).requires_grad_()
+    b = a.exp()
+    loss = b.dot(b)                       # the loss's own node saves b
+    b.add_(1)                             # breaks it, and exp (its output)
+    return loss, {"a": a}
+
+
 _BROKEN_CASES = [("the sigmoid of section 2", _case_sigmoid),
                  ("exp, then its output times itself", _case_square),
                  ("two linear layers, a ReLU output changed", _case_layers),
                  ("a weight updated after the forward pass", _case_weight),
                  ("one tensor saved by two nodes of the same name", _case_twins),
-                 ("a tensor changed before any node saved it", _case_harmless)]
+                 ("a tensor changed before any node saved it", _case_harmless),
+                 ("a dot product whose own node saved the changed tensor", _case_root)]
 
 
 @exercise_check
@@ -257,9 +264,10 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
     graph that has a saved tensor changed in place since it was saved, one
     entry per node (two nodes may share a name), each node counted once however
     many paths reach it; the graph and the tensors left as they were (no
-    backward). Cases: six graphs, including one where nothing is broken, one
-    with two broken nodes of the same name and one (a weight updated after the
-    forward pass) where an intact node has the same name as a broken one.
+    backward). Cases: seven graphs, including one where nothing is broken, one
+    with two broken nodes of the same name, one (a weight updated after the
+    forward pass) where an intact node has the same name as a broken one, and
+    one where the loss's own node, ``loss.grad_fn``, is broken.
     Leaves free: the order, how the graph is walked (stack, queue, recursion),
     how a broken saved tensor is detected.
     """
@@ -289,7 +297,9 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
         if got == answers["right"]:
             continue
         message = f"{what} returned {got}, expected {answers['right']}"
-        hints = {"once per path to it": "you counted a node once for each path that reaches "
+        hints = {"without the root": "your walk skipped the loss's own node, "
+                                     "loss.grad_fn",
+                 "once per path to it": "you counted a node once for each path that reaches "
                                         "it; visit each node once",
                  "once per saved tensor that changed": "you listed a node once for each of "
                                                        "its saved tensors that changed; list "
@@ -306,7 +316,7 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
                 message += f"\nYour result is what you get if {hint}."
                 break
         raise CheckFailed(message)
-    passed("every broken node found, once each, in all six graphs")
+    passed("every broken node found, once each, in all seven graphs")
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -339,6 +349,29 @@ _SGD_CASES = [("an embedding tied to its output layer", _tied_embedding, 0.1),
 _MOMENTUM = 0.9
 
 
+_BY_VALUE = ("Boolean value of Tensor with more than one value is ambiguous",
+             "must match the size of tensor")
+
+
+def _raised_by_in_test(error: BaseException | None) -> bool:
+    """True when `error` is what ``==`` between two tensors raises (their sizes differ, or
+    the elementwise result cannot be a bool), and the learner's innermost frame was
+    running an ``in`` test (a ``CONTAINS_OP``) when it was raised."""
+    if not isinstance(error, RuntimeError) or not any(t in str(error) for t in _BY_VALUE):
+        return False
+    learner, tb = None, error.__traceback__
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith(
+                (_HELPERS, *_LIBRARY)):
+            learner = tb
+        tb = tb.tb_next
+    if learner is None:
+        return False
+    ran = [i for i in dis.get_instructions(learner.tb_frame.f_code)
+           if i.offset <= learner.tb_lasti]
+    return bool(ran) and ran[-1].opname == "CONTAINS_OP"
+
+
 def _held(optimizer: torch.optim.Optimizer) -> list:
     return [p for group in optimizer.param_groups for p in group["params"]]
 
@@ -362,9 +395,17 @@ def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
         what = f"your make_sgd(modules, lr={lr}), for {label},"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")        # a duplicate is diagnosed below
-            optimizer = call_answer(make_sgd, list(modules), lr, what=what,
-                                    hint="it is called as make_sgd(modules, lr) with a list "
-                                         "of modules, and returns a torch.optim.SGD")
+            try:
+                optimizer = call_answer(make_sgd, list(modules), lr, what=what,
+                                        hint="it is called as make_sgd(modules, lr) with a "
+                                             "list of modules, and returns a torch.optim.SGD")
+            except CheckFailed as failure:
+                if not _raised_by_in_test(failure.__cause__):
+                    raise
+                raise CheckFailed(
+                    f"{failure}\nYour code raised it in an `in` test: `in` on a list of "
+                    f"tensors compares them with ==, elementwise; compare identities "
+                    f"(id(p) or `any(p is q for q in ...)`)", failure.learner_frames) from None
         if not isinstance(optimizer, torch.optim.SGD):
             raise CheckFailed(f"{what} should return a torch.optim.SGD, but it returned "
                               f"{_describe(optimizer)}")
