@@ -112,7 +112,7 @@ class Processes:
 
     def __init__(self, spec: str, world_size: int, timeout: float, backend: str | None,
                  kwargs: dict[str, Any]):
-        self.world_size, self.timeout = world_size, timeout
+        self.timeout = timeout
         self._tmp = tempfile.mkdtemp(prefix="g-to-grad-ddp-")
         self._procs: list[subprocess.Popen] = []
         self._finalizer = weakref.finalize(self, _cleanup, self._procs, self._tmp)

@@ -332,6 +332,10 @@ def node_order(loss: torch.Tensor) -> list[object]:
     return ran
 
 
+def _is_node(x: object) -> bool:
+    return callable(getattr(x, "name", None)) and hasattr(x, "next_functions")
+
+
 def node_label(node: object, names: Mapping[str, torch.Tensor] | None = None) -> str:
     """A node's name, as `autograd_graph` labels it.
 
@@ -345,7 +349,7 @@ def node_label(node: object, names: Mapping[str, torch.Tensor] | None = None) ->
         ValueError: an entry of `names` is not a leaf that requires grad (the
             message names it).
     """
-    if not (callable(getattr(node, "name", None)) and hasattr(node, "next_functions")):
+    if not _is_node(node):
         raise TypeError(
             f"node_label needs a backward node (a tensor's grad_fn, or one of its "
             f"next_functions), got {type(node).__name__}"
@@ -385,9 +389,7 @@ def check_once_after_users(
     by_id = _names_by_id(names)
 
     def label(x: object) -> str:
-        if callable(getattr(x, "name", None)) and hasattr(x, "next_functions"):
-            return _node(0, x, by_id).label
-        return repr(x)
+        return _node(0, x, by_id).label if _is_node(x) else repr(x)
 
     at: dict[Hashable, int] = {}
     for i, x in enumerate(ran):

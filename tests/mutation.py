@@ -6,10 +6,11 @@ line, and the code before and after ("line 3, `+=` -> `=`: x.g += g -> x.g = g")
 so that a mutant listed as equivalent keeps its name while the solution stays;
 the same change at a second place of one line gets " (#2)".
 
-Operators: `+=` -> `=` (and `+=` <-> `-=`); drop a term or a factor of a binary
-operation; swap the operands of `-`, `/`, `@`, `**`; `+` <-> `-`, `*` <-> `/`;
+Operators: `op=` -> `=` (and `+=` <-> `-=`); drop a term or a factor of a binary
+operation; swap the operands of `-`, `/`, `//`, `@`, `**`; `+` <-> `-`, `*` <-> `/`;
 drop a unary minus or a `not`; `is` <-> `==`, `is not` <-> `!=`, `<` <-> `<=`,
-`>` <-> `>=`; drop a transpose (`.t()`, `.T`, `.transpose(...)`, `.mT`); `sum` <->
+`>` <-> `>=`, `in` <-> `not in`; drop a transpose (`.t()`, `.T`, `.mT`,
+`.transpose(...)`, `.permute(...)`); `sum` <->
 `mean`; a method's in-place twin (`x.mul(y)` -> `x.mul_(y)`) and back; drop a
 `.clone()`/`.detach()`/`.copy()`; drop a call's arguments (`sum(0)` -> `sum()`);
 swap a call's first two arguments; `range(n)` -> `range(n - 1)`/`range(n + 1)`;

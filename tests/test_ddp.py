@@ -2,7 +2,7 @@
 
 The workers live at the top of this module, because the processes import them by
 name. Each test that starts processes pays for their imports (a second or two);
-there are four of them.
+there are five of them.
 """
 
 from __future__ import annotations

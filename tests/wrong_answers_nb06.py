@@ -201,7 +201,7 @@ check_broken_nodes(broken_nodes)
      r"should return a torch.optim.SGD, but it returned a list"),
     ("check_make_sgd", "Adam", SGD.format(
         body="return torch.optim.Adam(list(dict.fromkeys(params)), lr=lr)"),
-     r"should return a torch.optim.SGD, but it returned a Adam"),
+     r"should return a torch.optim.SGD, but it returned an Adam"),
 ]
 
 EQUIVALENT = {

@@ -57,7 +57,7 @@ def build(out: pathlib.Path, url: str | None = None, root: pathlib.Path = ROOT) 
         raise SystemExit(f"tools/course_zip.py: the course has no {missing}")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
-    with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
+    with zipfile.ZipFile(tmp, "w") as zf:
         for rel in files:
             path = root / rel
             data = path.read_bytes()
@@ -67,7 +67,7 @@ def build(out: pathlib.Path, url: str | None = None, root: pathlib.Path = ROOT) 
             info.compress_type = zipfile.ZIP_DEFLATED
             mode = 0o755 if path.stat().st_mode & 0o111 else 0o644
             info.external_attr = (0o100000 | mode) << 16
-            zf.writestr(info, data)
+            zf.writestr(info, data, compresslevel=9)
     tmp.replace(out)
     return len(files)
 

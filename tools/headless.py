@@ -5,7 +5,8 @@ measured after MathJax has typeset, in light and dark mode, at several widths),
 and it takes screenshots for a person to look at:
 
     python tools/headless.py _site/notebooks/01_forward_backward_by_hand.html \\
-        shot.png [--width 1280] [--height 900] [--dark] [--full] [--scroll-to CSS]
+        shot.png [--width 1280] [--height 900] [--dark] [--mobile] [--full] \\
+        [--scroll-to CSS]
 
 Chromium talks the protocol on file descriptors 3 (commands in) and 4 (replies
 out) when started with --remote-debugging-pipe: JSON messages ended by a NUL.

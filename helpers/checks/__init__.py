@@ -39,8 +39,8 @@ import torch
 from helpers.compare import compare
 
 __all__ = [
-    "CheckFailed", "call_answer", "exercise_check", "expect_callable", "expect_close",
-    "expect_tensor", "expect_unchanged", "passed", "read_g", "snapshot",
+    "CheckFailed", "a_type", "call_answer", "dtype_name", "exercise_check", "expect_callable",
+    "expect_close", "expect_tensor", "expect_unchanged", "passed", "read_g", "snapshot",
 ]
 
 _HELPERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -138,12 +138,26 @@ def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -
     return value
 
 
+def a_type(value: Any) -> str:
+    """'None', 'an int', 'a list', ...: what kind of thing the learner gave."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+
+
+def dtype_name(t: torch.Tensor | torch.dtype) -> str:
+    """'float32' for a float32 tensor or dtype."""
+    return str(t.dtype if isinstance(t, torch.Tensor) else t).removeprefix("torch.")
+
+
 def _describe(value: Any) -> str:
+    """`a_type(value)` with its repr, shortened: "an int (3)"."""
     if value is None:
         return "None"
     text = repr(value)
     text = text if len(text) <= 40 else text[:37] + "..."
-    return f"a {type(value).__name__} ({text})"
+    return f"{a_type(value)} ({text})"
 
 
 def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
@@ -161,7 +175,7 @@ def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
             f"tensor: {tuple(t.shape)}"
         )
     if not g.is_floating_point():
-        raise CheckFailed(f"{name}.g is a tensor of {str(g.dtype).removeprefix('torch.')}; "
+        raise CheckFailed(f"{name}.g is a tensor of {dtype_name(g)}; "
                           f"a gradient holds real numbers (a float dtype)")
     return g
 

@@ -15,7 +15,9 @@ import torch
 
 from helpers.checks import (
     CheckFailed,
+    a_type,
     call_answer,
+    dtype_name,
     exercise_check,
     expect_close,
     expect_unchanged,
@@ -30,18 +32,6 @@ __all__ = ["check_mae_grad", "check_shapes", "check_sigmoid_grad"]
 
 NAMES = ("inp", "l1", "out", "w1", "b1", "w2", "b2")
 BIASES = ("b1", "b2")
-
-
-def _dtype(t: torch.Tensor) -> str:
-    return str(t.dtype).removeprefix("torch.")
-
-
-def _a(value: Any) -> str:
-    """'None', 'an int', 'a list', ...: what the learner gave instead."""
-    if value is None:
-        return "None"
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
 
 
 def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
@@ -61,11 +51,7 @@ def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
             raise CheckFailed(
                 f"inp.g has shape {(n,)}, but a gradient has the shape of its tensor: "
                 f"{(n, 1)}; put the column back with unsqueeze(-1).")
-    g = read_g(t, "inp", who)
-    if not g.is_floating_point():
-        raise CheckFailed(f"inp.g is a tensor of {g.dtype}; a gradient holds real numbers "
-                          f"(floating point)")
-    return g
+    return read_g(t, "inp", who)
 
 
 def _expect_requires_grad(t: torch.Tensor, was: bool, name: str, who: str) -> None:
@@ -88,7 +74,7 @@ def _shape(value: Any, name: str) -> tuple[int, ...]:
                           f"A one-element tuple needs a comma: ({value},), while ({value}) "
                           f"is just the number {value}")
     if not isinstance(value, (tuple, list, torch.Size)):
-        raise CheckFailed(f"{name}: you wrote {_a(value)}; a shape is a tuple of ints, "
+        raise CheckFailed(f"{name}: you wrote {a_type(value)}; a shape is a tuple of ints, "
                           f"such as (2, 3) or (4,)")
     try:
         if any(isinstance(v, (bool, float)) for v in value):
@@ -137,7 +123,7 @@ def check_shapes(answer: Mapping) -> None:
 
     if not isinstance(answer, Mapping):
         raise CheckFailed(f"answer with a dict of shapes, such as {{'inp': (32, 5), ...}}, "
-                          f"not {_a(answer)}")
+                          f"not {a_type(answer)}")
     missing = [k for k in NAMES if k not in answer]
     if missing:
         raise CheckFailed(f"your dict has no entry for {', '.join(missing)}")
@@ -206,8 +192,8 @@ def check_sigmoid_grad(sigmoid_grad) -> None:
             "you dropped the factor out": {"inp": up * (1 - s)},
         }
         expect_close({"inp": ours}, {"inp": ref},
-                     f"on a {shape} {_dtype(inp)} case, inp.g should be out.g * out * (1 - out), "
-                     f"autograd's gradient", mistakes=mistakes)
+                     f"on a {shape} {dtype_name(inp)} case, inp.g should be "
+                     f"out.g * out * (1 - out), autograd's gradient", mistakes=mistakes)
     passed(f"sigmoid_grad matches autograd on {len(SIGMOID_CASES)} cases "
            f"and leaves inp, out and out.g alone")
 
@@ -266,7 +252,7 @@ def check_mae_grad(mae_grad) -> None:
             "you used the MSE's gradient, 2 (inp - targ) / N": {"inp": 2 * d / n},
         }
         expect_close({"inp": ours}, {"inp": ref},
-                     f"on a batch of {n} rows ({_dtype(inp)}), inp.g should be "
+                     f"on a batch of {n} rows ({dtype_name(inp)}), inp.g should be "
                      f"sign(inp - targ) / N, shaped (N, 1)", mistakes=mistakes)
     passed(f"mae_grad matches finite differences on {len(MAE_CASES)} batches "
            f"and leaves inp and targ alone")

@@ -12,7 +12,9 @@ from __future__ import annotations
 import torch
 
 from helpers.checks import (
+    a_type,
     call_answer,
+    dtype_name,
     exercise_check,
     expect_callable,
     expect_close,
@@ -388,8 +390,8 @@ def _mul_network(Mul, seed=9):
     if torch.finfo(g.dtype).eps > torch.finfo(h.dtype).eps:
         raise AssertionError(
             f"in Lin -> Mul(h, h) -> Lin -> Mse, your Mul's backward left h.g "
-            f"{_dtype(g)} while h is {_dtype(h)}; the layer before needs the tensor's "
-            f"dtype (its backward computes h.g @ w.t() with a {_dtype(h)} w, and a matmul "
+            f"{dtype_name(g)} while h is {dtype_name(h)}; the layer before needs the tensor's "
+            f"dtype (its backward computes h.g @ w.t() with a {dtype_name(h)} w, and a matmul "
             f"refuses mixed dtypes). A gradient keeps its tensor's dtype: "
             f"torch.zeros_like(a) does; torch.zeros(a.shape) is float32 whatever a is")
     lin1.backward()
@@ -442,15 +444,6 @@ def check_mul(Mul) -> None:
 # -- Exercise 3 -----------------------------------------------------------------------------
 
 MNIST_LAYER = (784, 50)
-
-
-def _dtype(t: torch.Tensor) -> str:
-    return str(t.dtype).removeprefix("torch.")
-
-
-def _a(value) -> str:
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
 def _mnist_bytes(n: int) -> int:
@@ -518,7 +511,7 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
         raise AssertionError(f"max_rows is {max_rows!r}, a tensor; a number of rows is a "
                              "Python int: wrap it in int(...)")
     if isinstance(max_rows, bool) or not isinstance(max_rows, int):
-        got = max_rows if max_rows is None else f"{_a(max_rows)} ({max_rows!r})"
+        got = max_rows if max_rows is None else f"{a_type(max_rows)} ({max_rows!r})"
         raise AssertionError(f"max_rows should be a whole number of rows, an int; got {got}")
     if _mnist_bytes(max_rows) > 1e9:
         raise AssertionError(

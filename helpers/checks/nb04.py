@@ -186,7 +186,7 @@ def check_share(share) -> None:
     ``requires_grad``), ``x`` and ``targ`` left as they were. The model handed
     to it holds a ``.grad`` from an earlier backward on other data at another
     depth, as during training, so that a ``.grad`` overwritten shows.
-    Cases: two model shapes at depths 1 to 3, every use, and a deep model
+    Cases: one model shape at depths 1 to 3, another at depths 2 and 3, every use, and a deep model
     (depth 260), whose use numbers go above Python's cached small ints.
     Leaves free: how the other uses are held fixed (``W.detach()``, a copy),
     ``torch.autograd.grad`` or a backward on copies, ``@`` or ``F.linear``,

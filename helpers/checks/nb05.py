@@ -21,6 +21,7 @@ import torch
 from helpers.checks import (
     CheckFailed,
     call_answer,
+    dtype_name,
     exercise_check,
     expect_callable,
     expect_close,
@@ -299,8 +300,8 @@ def check_relu_shared(ReluShared) -> None:
             raise CheckFailed(f"the {which} call returned the wrong values: layer(inp) should "
                               "return the ReLU of inp, inp.clamp_min(0.)")
         if o.dtype != x.dtype:
-            raise CheckFailed(f"the {which} call returned {_name(o.dtype)} for a "
-                              f"{_name(x.dtype)} inp; a layer keeps its input's dtype (the "
+            raise CheckFailed(f"the {which} call returned {dtype_name(o.dtype)} for a "
+                              f"{dtype_name(x.dtype)} inp; a layer keeps its input's dtype (the "
                               "next layer multiplies it with float64 weights)")
 
     g1 = torch.tensor([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], dtype=torch.float64)
@@ -368,12 +369,13 @@ def check_relu_shared(ReluShared) -> None:
                 if low is not None:
                     raise CheckFailed(
                         f"the backward pass at depth {depth}, with your object as every ReLU, "
-                        f"failed: your backward sets inp.g {_name(low.g.dtype)} while inp is "
-                        f"{_name(low.dtype)} (seen in the calls by hand), and the layer "
+                        f"failed: your backward sets inp.g {dtype_name(low.g.dtype)} while inp is "
+                        f"{dtype_name(low.dtype)} (seen in the calls by hand), and the layer "
                         f"before the ReLU needs the tensor's dtype (LinShared's backward "
-                        f"computes out.g @ w.t() with {_name(low.dtype)} weights, and a matmul "
+                        f"computes out.g @ w.t() with {dtype_name(low.dtype)} weights, and a "
+                        f"matmul "
                         f"refuses mixed dtypes). A gradient keeps its tensor's dtype: "
-                        f"(inp > 0).float() * out.g is {_name(low.dtype)} already, with no "
+                        f"(inp > 0).float() * out.g is {dtype_name(low.dtype)} already, with no "
                         f"cast after it") from None
                 raise
             expect_unchanged(before, "the pass with your object", g=False)
@@ -383,10 +385,6 @@ def check_relu_shared(ReluShared) -> None:
                          f"(batch of {n}, {nh} hidden units) the gradients differ from "
                          "autograd's")
     passed("one ReluShared object serves every use; gradients match autograd at depths 0-3")
-
-
-def _name(dtype: torch.dtype) -> str:
-    return str(dtype).removeprefix("torch.")
 
 
 def _less_precise(g, t) -> bool:
