@@ -8,13 +8,16 @@ One concern a module:
 - `helpers.graph`     the autograd graph of a loss, as plain data, and the order
                       in which backward runs its nodes
 - `helpers.plots`     figures: the lesson-8 layer flow, autograd graphs, log-log axes
-- `helpers.ddp`       two local processes training DynamicNet under
-                      DistributedDataParallel (notebook 06)
+- `helpers.errors`    short, path-free tracebacks (`%load_ext helpers.errors`) and
+                      one-line proofs: `expect_error`, `expect_warning`
+- `helpers.ddp`       torch's launcher for a few local processes, and DynamicNet
+                      under DistributedDataParallel (notebook 06)
 - `helpers.checks`    the exercise checks, one module a notebook
 """
 
 from helpers.compare import compare, grads_of
 from helpers.data import make_weights, seed_everything, synthetic_regression
+from helpers.errors import expect_error, expect_warning
 from helpers.graph import autograd_graph
 from helpers.numerical import autograd_grads, numerical_grads
 from helpers.plots import draw_graphs, draw_layer_flow, log_log_axes
@@ -25,6 +28,8 @@ __all__ = [
     "compare",
     "draw_graphs",
     "draw_layer_flow",
+    "expect_error",
+    "expect_warning",
     "grads_of",
     "log_log_axes",
     "make_weights",

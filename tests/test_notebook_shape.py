@@ -4,7 +4,9 @@
   solutions not counted), and a median code cell of at most 10 non-blank lines;
 - code lines and printed output lines at most 79 characters (the site shows
   about 79 beside the page's contents list); error messages and HTML tables are
-  left to the site, which wraps or scrolls them (tests/test_site.py).
+  left to the site, which wraps or scrolls them (tests/test_site.py);
+- no output holds a path of the machine that ran it, a user name or a
+  temporary file's name: not in printed text, tables, or tracebacks.
 
     python tests/test_notebook_shape.py      # prints the numbers for every notebook
 """
@@ -53,6 +55,37 @@ def wide_lines(path) -> list[str]:
         found += [f"cell {i}: {line}" for t in texts for line in t.splitlines()
                   if len(line) > WIDTH]
     return found
+
+
+# Where a machine shows through: absolute paths of any OS, a home folder, an
+# installed package's folder, IPython's temporary cell files, torch's build tree.
+MACHINE = re.compile(r"(?<![\w.])/(home|root|Users|tmp|var|usr|opt|private|__w)/|"
+                     r"[A-Za-z]:\\|site-packages|dist-packages|\.venv|ipykernel_\d+|"
+                     r"File \"/|~/")
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def output_texts(path):
+    """(cell index, text) for every text a notebook's outputs hold, tracebacks included."""
+    for i, c in enumerate(cells(path)):
+        for out in c.get("outputs", []):
+            if out["output_type"] == "stream":
+                yield i, "".join(out["text"])
+            elif out["output_type"] == "error":
+                yield i, "\n".join([out["ename"], out["evalue"], *out["traceback"]])
+            else:
+                for kind, data in out.get("data", {}).items():
+                    if kind.startswith("text/"):
+                        yield i, "".join(data)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_outputs_hold_no_machine_paths(path):
+    texts = [(i, ANSI.sub("", t)) for i, t in output_texts(path)]
+    found = [f"cell {i}: ...{t[max(0, m.start() - 40):m.end() + 40]}..."
+             for i, t in texts for m in [MACHINE.search(t)] if m]
+    assert not found, f"{len(found)} outputs show the machine:\n" + "\n".join(found[:10])
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])

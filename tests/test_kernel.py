@@ -1,0 +1,93 @@
+"""What a learner sees in a real Jupyter kernel: short, path-free tracebacks
+(`%load_ext helpers.errors`) and a failed check's sentence with the learner's own line.
+
+One kernel for the whole file (starting one costs a few seconds).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+PATHS = re.compile(r"site-packages|/home/|/root/|/Users/|/tmp/|ipykernel_\d+|\.venv|"
+                   r"helpers/checks|File \"/")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+pytestmark = pytest.mark.skipif(os.environ.get("ATEN_CPU_CAPABILITY") is not None,
+                                reason="once is enough")
+
+
+@pytest.fixture(scope="module")
+def run():
+    from jupyter_client.manager import start_new_kernel
+    km, kc = start_new_kernel(kernel_name="python3")
+
+    def execute(code):
+        """{'error': (ename, evalue, traceback text), 'stdout': ..., 'stderr': ...}."""
+        sent, out = kc.execute(code), {"stdout": "", "stderr": ""}
+        while True:
+            msg = kc.get_iopub_msg(timeout=60)
+            if msg["parent_header"].get("msg_id") != sent:
+                continue
+            kind, content = msg["msg_type"], msg["content"]
+            if kind == "error":
+                out["error"] = (content["ename"], content["evalue"],
+                                ANSI.sub("", "\n".join(content["traceback"])))
+            elif kind == "stream":
+                out[content["name"]] += content["text"]
+            elif kind == "status" and content["execution_state"] == "idle":
+                return out
+
+    yield execute
+    kc.stop_channels()
+    km.shutdown_kernel(now=True)
+
+
+def test_a_torch_error_shows_the_learners_lines_and_the_message_only(run):
+    assert "error" not in run("%load_ext helpers.errors\nimport torch")
+    out = run("a = torch.ones(3, requires_grad=True)\n"
+              "def twice(loss):\n"
+              "    loss.backward()\n"
+              "    loss.backward()\n"
+              "twice((a * a).sum())")
+    ename, evalue, tb = out["error"]
+    assert ename == "RuntimeError" and "second time" in evalue
+    assert "Cell In[" in tb and "----> 5 twice((a * a).sum())" in tb
+    assert "----> 4     loss.backward()" in tb
+    assert not PATHS.search(tb), tb
+    assert len(tb.splitlines()) < 20, tb
+
+
+def test_a_warning_is_one_line_without_a_path(run):
+    out = run("b = torch.ones(2, requires_grad=True) * 2\nb.grad")
+    assert out["stderr"].startswith("UserWarning: The .grad attribute of a Tensor"), out
+    assert out["stderr"].count("\n") == 1 and not PATHS.search(out["stderr"]), out
+
+
+def test_unload_restores_ipythons_traceback(run):
+    out = run("%unload_ext helpers.errors\ntwice((a * a).sum())")
+    assert "site-packages" in out["error"][2] or "torch" in out["error"][2]
+    assert "error" not in run("%load_ext helpers.errors")
+
+
+def test_a_failed_check_shows_its_sentence_not_its_source(run):
+    wrong = ("from helpers.checks.nb01 import check_sigmoid_grad\n"
+             "def sigmoid_grad(inp, out):\n"
+             "    inp.g = out * (1 - out)\n"
+             "check_sigmoid_grad(sigmoid_grad)\n")
+    _, _, shown = run(wrong)["error"]
+    assert "Check failed" in shown and "inp.g" in shown, shown
+    assert "def check_" not in shown and not PATHS.search(shown), shown
+    assert len(shown.splitlines()) <= 3, shown
+
+
+def test_the_learners_error_in_a_check_shows_the_cell_line(run):
+    raising = ("def sigmoid_grad(inp, out):\n"
+               "    inp.g = out.g * out * (1 - out) / undefined_name\n"
+               "check_sigmoid_grad(sigmoid_grad)\n")
+    _, _, shown = run(raising)["error"]
+    assert "`undefined_name` is not defined in this kernel" in shown, shown
+    assert re.search(r"Cell In\[\d+\], line 2, in sigmoid_grad", shown), shown
+    assert not PATHS.search(shown), shown
