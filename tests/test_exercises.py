@@ -44,6 +44,10 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 SOLUTION = re.compile(r"<details>.*?```python\n(.*?)```.*?</details>", re.S)
 EXERCISE = re.compile(r"^### Exercise (\d+) ", re.M)
 MUTANT_SECONDS = 10
+PATHS = re.compile(r"(?<![\w.])/(home|root|Users|tmp|usr|opt|var)/|site-packages|\.venv|"
+                   r"ipykernel_\d+|helpers/checks")
+PRINTS = re.compile(r"```text\n(✓ [^\n]*)\n```")
+EXAMPLE = re.compile(r"```text\n✗ Check failed: (.*?)\n```", re.S)
 
 
 def exercises(path: pathlib.Path) -> list[tuple[int, str]]:
@@ -60,6 +64,18 @@ def exercises(path: pathlib.Path) -> list[tuple[int, str]]:
         if solution:
             assert current is not None, f"{path.name}: a solution before any exercise"
             found.append((current, solution.group(1)))
+    return found
+
+
+def solution_prints(path: pathlib.Path) -> list[tuple[int, str]]:
+    """(exercise number, the "✓ ..." line its folded solution shows it printing)."""
+    found, current = [], None
+    for cell in json.loads(path.read_text())["cells"]:
+        text = "".join(cell["source"])
+        heading = EXERCISE.search(text)
+        current = int(heading.group(1)) if heading else current
+        if cell["cell_type"] == "markdown" and "<details>" in text:
+            found += [(current, m) for m in PRINTS.findall(text)]
     return found
 
 
@@ -134,6 +150,9 @@ def test_solution_passes_its_check(path, number, code):
     with contextlib.redirect_stdout(out):
         exec(compile(code, f"{path.name} exercise {number}", "exec"), namespace(module))
     assert out.getvalue().startswith("✓ "), f"a passed check says so: {out.getvalue()!r}"
+    shown = [text for n, text in solution_prints(path) if n == number]
+    assert shown == [out.getvalue().rstrip("\n")], \
+        f"the folded solution should show what it prints: {out.getvalue()!r}, not {shown}"
 
 
 @pytest.mark.parametrize(("path", "check", "mistake", "code", "message"), WRONGS,
@@ -144,6 +163,8 @@ def test_wrong_answer_fails_with_a_message(path, check, mistake, code, message):
     e = run(code, module, f"wrong answer: {mistake}")
     assert isinstance(e, AssertionError), f"'{mistake}' was not rejected: {e!r}"
     assert re.search(message, str(e)), f"'{mistake}': {str(e)!r} does not match {message!r}"
+    assert len(str(e).splitlines()) <= 3, f"'{mistake}': over three lines:\n{e}"
+    assert not PATHS.search(str(e)), f"'{mistake}': a path in the message:\n{e}"
 
 
 @pytest.mark.parametrize(("path", "check", "how", "code"), VALIDS,
@@ -281,3 +302,16 @@ def test_the_exercises_run_after_a_restart(path):
                 f"{path.name}: {out.getvalue()!r}"
         else:
             assert not out.getvalue(), f"{path.name}: a check cell printed {out.getvalue()!r}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_the_exercises_intro_shows_a_real_failure(path):
+    """The intro's "✗ Check failed: ..." example is what a catalogued wrong answer gets."""
+    intro = next(("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+                  if re.search(r"^## Exercises", "".join(c["source"]), re.M)), "")
+    example = EXAMPLE.search(intro)
+    assert example, f"{path.name}: the Exercises intro shows no ```text ✗ Check failed: ...```"
+    module = checks_module(path)
+    said = [str(run(code, module, mistake)) for p, _, mistake, code, _ in WRONGS if p == path]
+    assert example.group(1) in said, \
+        f"{path.name}: no catalogued wrong answer gets {example.group(1)!r}"
