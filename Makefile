@@ -12,11 +12,14 @@
 #   make test-site    build the site and check every page in headless Chromium
 # TORCH is the torch requirement pip installs; CI pins the CPU build, e.g.
 #   make test TORCH=torch==2.13.0
+# TORCH_INDEX, when set, is the package index torch (alone) comes from, e.g. PyTorch's
+# CPU wheels on Linux:  make lab TORCH_INDEX=https://download.pytorch.org/whl/cpu
 
 PYTHON ?= python3
 VENV   ?= .venv
 MATRIX_DIR ?= .matrix
 TORCH  ?= torch>=2.9,<2.16
+TORCH_INDEX ?=
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 # The notebooks split over two workers, one notebook each at a time (nbval needs
@@ -31,9 +34,14 @@ install: $(STAMP)
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# -qq: pip's warnings about this machine's local package folders are noise; errors still show.
+# The first install downloads a few hundred MB (torch's CPU build, JupyterLab, ...) or,
+# where pip's default torch is a CUDA build (Linux x86-64), a few GB: pip shows each
+# download with its size and a progress bar.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[lab,test]"
+	@echo "== Installing the course into $(VENV)/: $(TORCH)$(if $(TORCH_INDEX), from $(TORCH_INDEX)), numpy, matplotlib, JupyterLab, pytest, nbval and helpers/."
+	@echo "== The first time this downloads a few hundred MB, or a few GB where pip's default torch is a CUDA build (Linux x86-64; see README for the CPU build)."
+	$(if $(TORCH_INDEX),$(BIN)/python -m pip install "$(TORCH)" --index-url "$(TORCH_INDEX)")
+	$(BIN)/python -m pip install "$(TORCH)" -e ".[lab,test]"
 	$(BIN)/python -m ipykernel install --sys-prefix --name python3 >/dev/null
 	touch $(STAMP)
 

@@ -119,3 +119,20 @@ def test_notebook_alone_installs_from_the_repository_url(bare_kernel, unzipped, 
     assert course_url.notebook_url(json.loads((alone / NOTEBOOK).read_text())) == url
     run(alone / NOTEBOOK, bare_kernel)
     assert _has("helpers", tmp_path), "the first cell should have installed helpers from REPO"
+
+
+def test_a_notebook_alone_without_a_url_says_where_to_get_the_course(bare_kernel, tmp_path):
+    """No course around it, no REPO: the first cell prints one sentence, no traceback."""
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    nb = course_url.with_url(json.loads((ROOT / "notebooks" / NOTEBOOK).read_text()), "")
+    nb = nbformat.from_dict(nb)
+    nb.cells = nb.cells[:3]                           # the launch cell is cell 2
+    NotebookClient(nb, timeout=120, kernel_name=bare_kernel,
+                   resources={"metadata": {"path": str(alone)}}).execute()
+    outputs = nb.cells[2].outputs
+    assert [o.output_type for o in outputs] == ["stream"], outputs
+    said = outputs[0].text.strip()
+    assert said.startswith("This notebook needs the rest of the course: download "
+                           "g-to-grad.zip") and "\n" not in said, said
+    assert not _has("helpers", tmp_path)

@@ -23,7 +23,7 @@ the checks read the page after its scripts ran and MathJax typeset it:
   MathJax files the pages use, a favicon, the whole site <= 10 MB.
 
 What a page must show is read from the notebook the site was built from (the copy
-the site offers for download in `_site/_sources/`).
+Sphinx keeps, unlinked, in `_site/_sources/`).
 
 The browser checks run only under `make test-site`, which builds the site and sets
 SITE_TEST_REQUIRED=1, so that `make test` stays fast; there a missing Chromium, a
@@ -169,7 +169,13 @@ PHONE_JS = r"""
     .filter(e => e.scrollWidth > e.clientWidth + 1
                  || e.getBoundingClientRect().right > window.innerWidth + 1)
     .map(e => e.textContent.trim().slice(0, 80));
-  return {page: de.scrollWidth, viewport: window.innerWidth, cut};
+  const figures = [...document.querySelectorAll("article.bd-article img")].map(i => {
+    const a = i.closest("a.image-zoom");
+    return {src: i.getAttribute("src"), natural: i.naturalWidth,
+            shown: i.getBoundingClientRect().width,
+            hint: a ? getComputedStyle(a, "::after").content : ""};
+  });
+  return {page: de.scrollWidth, viewport: window.innerWidth, cut, figures};
 })()
 """
 
@@ -507,8 +513,9 @@ def test_links_resolve_and_nothing_loads_from_elsewhere(browsed, page):
             continue
         path, fragment = target
         assert path.exists(), f"{page}: broken link {a['href']!r} ({a.get_text(strip=True)!r})"
-        assert path.suffix != ".ipynb" or "_sources" in path.parts, (
-            f"{page}: link to a notebook file instead of its page: {a['href']}")
+        assert path.suffix != ".ipynb", (
+            f"{page}: a link to a notebook file (alone it cannot run; the zip is offered): "
+            f"{a['href']}")
         if fragment and path.suffix == ".html":
             ids = set(re.findall(r'\sid="([^"]+)"', path.read_text(encoding="utf-8")))
             assert fragment in ids, f"{page}: link {a['href']!r}: no #{fragment} on that page"
@@ -568,6 +575,17 @@ def test_figures_readable_or_zoomable(browsed, page):
 
 
 @pytest.mark.parametrize("page", PAGES[1:])
+def test_phone_figures_say_a_tap_enlarges_them(browsed, page):
+    """At 390 px a figure shrunk below 60 % of its width says that a tap opens it full
+    size (its labels would be under 9 px otherwise)."""
+    for img in browsed[page]["phone"]["figures"]:
+        if img["natural"] and img["shown"] < 0.6 * img["natural"]:
+            assert "Tap the figure" in img["hint"], (
+                f"{page} at 390 px: {img['src']} is shown at {img['shown']:.0f} of "
+                f"{img['natural']} px and says nothing about enlarging it")
+
+
+@pytest.mark.parametrize("page", PAGES[1:])
 def test_copy_buttons_on_code_not_outputs(browsed, page):
     info = browsed[page]["page"]
     assert info["code_blocks"], f"{page}: no code block found"
@@ -579,8 +597,8 @@ def test_copy_buttons_on_code_not_outputs(browsed, page):
 
 @pytest.mark.parametrize("page", PAGES[1:])
 def test_setup_cell_hidden_behind_a_note(browsed, page):
-    """The first code cell (tag `launch`) is not on the page; a one-line note stands in
-    its place, linking to the course's zip, so the page starts with its lesson."""
+    """The first code cell (tag `launch`) is not on the page; a one-line note right under
+    the title says what it does and links to the course's zip."""
     f = facts(page)
     body = article(browsed[page]["html"])
     assert "REPO = " in f["launch_source"], f"{page}: the first code cell is not the launch cell"
@@ -593,9 +611,9 @@ def test_setup_cell_hidden_behind_a_note(browsed, page):
     notes = body.select("p.launch-note")
     assert len(notes) == 1, f"{page}: {len(notes)} launch notes, expected one"
     assert notes[0].get_text(" ").startswith(LAUNCH_NOTE), f"{page}: {notes[0].get_text()!r}"
-    first_code = body.select_one("div.cell")
-    assert first_code is not None and notes[0].find_next("div", class_="cell") is first_code, (
-        f"{page}: the note is not where the set-up cell was (before the first code cell)")
+    title = body.select_one("h1")
+    assert title is not None and title.find_next_sibling() is notes[0], (
+        f"{page}: the note is not right under the page's title")
     link = notes[0].find("a", href=True)
     assert link and local_target(page, link["href"])[0] == SITE / ZIP, (
         f"{page}: the note does not link to the course's zip")
@@ -667,15 +685,16 @@ def test_course_zip_up_to_date_and_whole(browsed, tmp_path):
 def check_zip_contents(path: pathlib.Path):
     names = zip_names(path)
     top = course_zip.TOP
-    for need in ["README.md", "LICENSE", "Makefile", "pyproject.toml", "environment.yml",
-                 "helpers/__init__.py", "helpers/checks/__init__.py", "tools/run_notebooks.py",
-                 "tests/nbval_sanitize.cfg"] + [f"notebooks/{nb.name}" for nb in NOTEBOOKS]:
+    needed = ["README.md", "LICENSE", "Makefile", "pyproject.toml", "environment.yml",
+              "helpers/__init__.py", "helpers/checks/__init__.py", "tools/run_notebooks.py",
+              "tests/nbval_sanitize.cfg", ".ci/run"]
+    for need in needed + [f"notebooks/{nb.name}" for nb in NOTEBOOKS]:
         assert f"{top}/{need}" in names, f"{path.name} lacks {need}"
     assert not [n for n in names if "__pycache__" in n or ".egg-info" in n or n.endswith(".pyc")]
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True)
     if tracked.returncode == 0:  # a clone (an unzipped course has no git)
         missing = [f for f in tracked.stdout.splitlines()
-                   if not f.startswith((".ci/", ".git")) and (ROOT / f).is_file()
+                   if not f.startswith(".git") and (ROOT / f).is_file()
                    and f"{top}/{f}" not in names]
         assert not missing, f"{path.name} lacks files of the course: {missing}"
 
@@ -737,7 +756,7 @@ def test_no_launch_buttons_without_a_url(browsed):
 def test_launch_buttons_with_a_test_url(browsed, tmp_path):
     """A site built with a made-up GitHub URL: every page has the repository button,
     every notebook page Colab and Binder buttons opening that notebook of that
-    repository; the notebooks it offers (download and zip) say the URL in REPO."""
+    repository; the notebooks in the zip say the URL in REPO."""
     out = tmp_path / "site"
     env = {**os.environ, course_url.ENV: TEST_URL, "COURSE_REPOSITORY_BRANCH": "main"}
     done = subprocess.run([sys.executable, str(ROOT / "website" / "build.py"), str(out)],
@@ -760,8 +779,6 @@ def test_launch_buttons_with_a_test_url(browsed, tmp_path):
             f"https://mybinder.org/v2/gh/{org_repo}/main?urlpath=lab/tree/{path}"), buttons
         assert soup.select_one("p.launch-note") and "rocket" in soup.select_one(
             "p.launch-note").get_text(), f"{page}: the note does not point to the launch buttons"
-        offered = json.loads((out / "_sources" / path).read_text(encoding="utf-8"))
-        assert course_url.notebook_url(offered) == TEST_URL, f"{page}: downloaded REPO"
     with zipfile.ZipFile(out / ZIP) as zf:
         for nb in NOTEBOOKS:
             inside = json.loads(zf.read(f"{course_zip.TOP}/notebooks/{nb.name}"))

@@ -6,8 +6,8 @@
 "Download the course" from every page. Unzipped, it is a working copy of the
 course: `make lab` and `make test` work in it as in a clone (README, Makefile,
 pyproject.toml, environment.yml, LICENSE, the notebooks, helpers/, tests/,
-tools/, website/). Left out: git and CI files (.ci/, .gitignore) and anything
-generated (caches, venvs, _site/, egg-info).
+tools/, website/, and .ci/run, which the maintainers' pages name). Left out: git
+files and anything generated (caches, venvs, _site/, egg-info).
 
 The notebooks go in with their REPO line set to the course's URL
 (tools/course_url.py). The archive is reproducible: files in sorted order,
@@ -28,7 +28,7 @@ TOP = "g-to-grad"                  # the folder the archive unpacks into
 NAME = "g-to-grad.zip"             # its name on the site
 FILES = ["README.md", "LICENSE", "Makefile", "pyproject.toml", "environment.yml",
          "CONTRIBUTING.md", "MAINTAINING.md"]
-FOLDERS = ["notebooks", "helpers", "tests", "tools", "website"]
+FOLDERS = ["notebooks", "helpers", "tests", "tools", "website", ".ci"]
 SKIP_PARTS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".ruff_cache"}
 SKIP_SUFFIXES = {".pyc", ".pyo", ".zip"}
 STAMP = (2020, 1, 1, 0, 0, 0)

@@ -77,8 +77,11 @@ html_static_path = ["_static"]
 html_css_files = ["course.css"]
 html_last_updated_fmt = None
 html_show_sphinx = False
+# A notebook alone cannot run (it needs the course's helpers): the pages offer the
+# whole course as a zip, never a single .ipynb (`_header_buttons`). The copies in
+# _sources/ stay unlinked: the site's tests read what it was built from there.
 html_copy_source = True
-html_sourcelink_suffix = ""  # the download button gives the .ipynb itself
+html_sourcelink_suffix = ""
 html_context = {"course_zip": COURSE_ZIP, "course_repository": REPOSITORY_PAGE}
 html_sidebars = {"**": ["navbar-logo.html", "icon-links.html", "search-button-field.html",
                         "sbt-sidebar-nav.html", "course-links.html"]}
@@ -145,8 +148,8 @@ def _to_root(docname: str) -> str:
 
 
 def _hide_launch_cell(app, doctree):
-    """Each page starts with its lesson: the set-up cell (tag `launch`) becomes one line
-    saying what it does, with the way to run the course."""
+    """The set-up cell (tag `launch`) is not shown: one line under the page's title says
+    what it does and how to run the course, once, before the lesson starts."""
     from docutils import nodes
 
     docname = app.env.docname
@@ -162,8 +165,9 @@ def _hide_launch_cell(app, doctree):
         note += nodes.Text(", unzip it and type ")
         note += nodes.literal("make lab", "make lab")
         note += nodes.Text(", or use the rocket button above." if PROVIDER else ".")
-        cell.replace_self(note)
-        note["classes"] = ["launch-note"]  # not the cell's classes, which replace_self copies
+        cell.parent.remove(cell)
+        title = doctree.next_node(nodes.title)
+        title.parent.insert(title.parent.index(title) + 1, note)
 
 
 SUMMARY_HINT = re.compile(r"(<summary>.*?)\(click to open\)(.*?</summary>)", re.S)
@@ -202,8 +206,8 @@ def _zoomable_figures(app, doctree, docname):
 
 
 def _header_buttons(app, pagename, templatename, context, doctree):
-    """The download menu: the course as a zip on every page; a notebook's page keeps its
-    .ipynb, the landing page offers no raw index.md."""
+    """The download menu: the course as a zip on every page, no single source file (a
+    notebook alone cannot run), and the theme's print-to-PDF."""
     zip_button = {
         "type": "link", "url": context["pathto"](COURSE_ZIP, 1), "text": "course (.zip)",
         "tooltip": "Download the course", "icon": "fas fa-file-zipper",
@@ -212,7 +216,7 @@ def _header_buttons(app, pagename, templatename, context, doctree):
     for group in context.get("header_buttons", []):
         if group.get("label") == "download-buttons":
             group["buttons"] = [b for b in group["buttons"]
-                                if not b.get("url", "").endswith(".md")]
+                                if not b.get("url", "").endswith((".md", ".ipynb"))]
             group["buttons"].insert(0, zip_button)
 
 
