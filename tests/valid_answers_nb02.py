@@ -25,30 +25,24 @@ def chain_ok(model):
     return not broken
 check_chain_ok(chain_ok)
 """),
-    ("check_chain_ok", "np.all wrapped in bool(...)", """
+    ("check_chain_ok", "a NumPy bool from np.all", """
 import numpy as np
 
 
 def chain_ok(model):
     seq = [*model.layers, model.loss]
-    return bool(np.all([a.out is b.args[0] for a, b in zip(seq, seq[1:])]))
+    return np.all([a.out is b.args[0] for a, b in zip(seq, seq[1:])])
+check_chain_ok(chain_ok)
+"""),
+    ("check_chain_ok", "the objects a layer received, compared with what the last returned", """
+def chain_ok(model):
+    returned = [layer.out for layer in model.layers]
+    received = [layer.args[0] for layer in model.layers[1:]] + [model.loss.args[0]]
+    return all(r is s for r, s in zip(returned, received))
 check_chain_ok(chain_ok)
 """),
     # -- Exercise 2: Mul ---------------------------------------------------------------------
-    ("check_mul", "a is b tested, the shares added by hand", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
-    def bwd(self, out, a, b):
-        if a is b:
-            a.g = out.g * b + out.g * a
-        else:
-            a.g = out.g * b
-            b.g = out.g * a
-check_mul(Mul)
-"""),
-    ("check_mul", "zeroed in the forward pass, += in bwd", """
+    ("check_mul", "zero start in forward, += in bwd", """
 class Mul(Module):
     def forward(self, a, b):
         a.g = torch.zeros_like(a)
@@ -60,41 +54,49 @@ class Mul(Module):
         b.g += out.g * a
 check_mul(Mul)
 """),
-    ("check_mul", "first share assigned, second added when b is a", """
+    ("check_mul", "zeros of a's shape and dtype in __call__, then a.g = a.g + ...", """
 class Mul(Module):
+    def __call__(self, a, b):
+        a.g = torch.zeros(a.shape, dtype=a.dtype)
+        b.g = torch.zeros(b.shape, dtype=b.dtype)
+        return super().__call__(a, b)
+
     def forward(self, a, b):
         return a * b
 
     def bwd(self, out, a, b):
-        a.g = out.g * b
-        b.g = (b.g if b is a else 0) + out.g * a
+        a.g = a.g + out.g * b
+        b.g = b.g + out.g * a
 check_mul(Mul)
 """),
-    ("check_mul", "no Module base: shares summed per object, by id", """
+    ("check_mul", "no Module base: zero start when called, shares added in backward", """
 class Mul:
     def __call__(self, a, b):
         self.a, self.b = a, b
+        for t in (a, b):
+            t.g = a * 0
         self.out = a * b
         return self.out
 
     def backward(self):
-        total = {}
-        for t, share in ((self.a, self.out.g * self.b), (self.b, self.out.g * self.a)):
-            total[id(t)] = total.get(id(t), 0) + share
-            t.g = total[id(t)]
-        print("shares summed for", len(total), "object(s)")
+        self.a.g += self.out.g * self.b
+        self.b.g += self.out.g * self.a
+        print("shares added")
 check_mul(Mul)
 """),
-    ("check_mul", "zeros of a's shape and dtype, then +=", """
+    ("check_mul", "both shares computed first, then added", """
 class Mul(Module):
+    def __call__(self, a, b):
+        a.g, b.g = a.new_zeros(a.shape), b.new_zeros(b.shape)
+        return super().__call__(a, b)
+
     def forward(self, a, b):
         return a * b
 
     def bwd(self, out, a, b):
-        a.g = torch.zeros(a.shape, dtype=a.dtype)
-        b.g = torch.zeros(b.shape, dtype=b.dtype)
-        a.g += out.g * b
-        b.g += out.g * a
+        share_a, share_b = out.g * b, out.g * a
+        a.g.add_(share_a)
+        b.g.add_(share_b)
 check_mul(Mul)
 """),
     # -- Exercise 3: outer_bytes ------------------------------------------------------------
@@ -118,7 +120,16 @@ while outer_bytes(max_rows + 1, 784, 50) <= 1e9:
     max_rows += 1
 check_outer_bytes(outer_bytes, max_rows)
 """),
-    ("check_outer_bytes", "NumPy arithmetic, wrapped in int(...)", """
+    ("check_outer_bytes", "a NumPy int64, from NumPy arithmetic", """
+import numpy as np
+
+
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return np.prod([N, n_in, n_out]) * dtype.itemsize
+max_rows = np.int64(10**9) // outer_bytes(1, 784, 50)
+check_outer_bytes(outer_bytes, max_rows)
+"""),
+    ("check_outer_bytes", "int(...) around a NumPy division", """
 import numpy as np
 
 

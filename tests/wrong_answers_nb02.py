@@ -1,5 +1,11 @@
 """Plausible wrong answers to notebook 02's exercises; each must fail its check."""
 
+_MUL_FORWARD = '''
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
+'''
+
 WRONG = [
     # -- Exercise 1: chain_ok ---------------------------------------------------------------
     ("check_chain_ok", "equal values instead of the same object", """
@@ -7,42 +13,93 @@ def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(torch.equal(a.out, b.args[0]) for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*hands layers\[1\] a copy .*one object \(`is`\)"),
+""", r"returned True for a chain .*hands layers\[1\] a copy .*\nYour answers on all nine "
+     r"chains are what you get if you compared values \(torch.equal, ==\): a copy has equal "
+     r"values but is another object"),
+    ("check_chain_ok", "equal values with == and .all()", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(bool((a.out == b.args[0]).all()) for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+""", r"\nYour answers on all nine chains are what you get if you compared values"),
+    ("check_chain_ok", "== between two tensors, as if it were is", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(a.out == b.args[0] for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+""", r"your chain_ok raised RuntimeError: Boolean value of Tensor .*\n== compares two "
+     r"tensors entry by entry .*asked with `is`"),
     ("check_chain_ok", "the link to the loss left out", """
 def chain_ok(model):
     seq = model.layers
     return all(a.out is b.args[0] for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*layers\[2\] hands model.loss a copy"),
+""", r"returned True for a chain .*layers\[2\] hands model.loss a copy.*\n.*you left out "
+     r"the last link"),
     ("check_chain_ok", "the first link skipped", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.args[0] for a, b in zip(seq[1:], seq[2:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*whose layers\[0\] hands layers\[1\] a copy"),
+""", r"returned True for a chain .*whose layers\[0\] hands layers\[1\] a copy.*\n.*you "
+     r"skipped the first link"),
     ("check_chain_ok", "same memory (data_ptr) taken for the same object", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out.data_ptr() == b.args[0].data_ptr() for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*a view of its output \(the same memory, equal data_ptr"),
+""", r"returned True for a chain .*a view of its output \(the same memory, another "
+     r"object\).*\n.*you compared memory \(data_ptr\)"),
     ("check_chain_ok", "only the link to the loss", """
 def chain_ok(model):
     return model.layers[-1].out is model.loss.args[0]
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*layers\[0\] hands layers\[1\] a copy"),
+""", r"returned True for a chain .*layers\[0\] hands layers\[1\] a copy.*\n.*you tested "
+     r"only the link to the loss"),
+    ("check_chain_ok", "any link instead of every link", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return any(a.out is b.args[0] for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+""", r"\n.*you returned True when any link holds"),
+    ("check_chain_ok", "is, but on the wrong pairs: each layer with itself", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(layer.out is layer.args[0] for layer in seq)
+check_chain_ok(chain_ok)
+""", r"returned False for a whole chain .*\n.*you compared other pairs than a layer's "
+     r"\.out and the next one's \.args\[0\]"),
+    ("check_chain_ok", "is, but against the args tuple", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(a.out is b.args for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+""", r"returned False for a whole chain .*\n.*args is a tuple: the input is its first item"),
+    ("check_chain_ok", "is, but each layer with the one two places on", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(a.out is b.args[0] for a, b in zip(seq, seq[2:]))
+check_chain_ok(chain_ok)
+""", r"returned False for a whole chain .*\nIt judged 3 of the 9 chains wrong\.$"),
+    ("check_chain_ok", "the verdict inverted", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return not all(a.out is b.args[0] for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+""", r"returned False for a whole chain .*\n.*you returned the opposite verdict"),
     ("check_chain_ok", "the question's .inp, which Module layers do not have", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.inp for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"your chain_ok raised AttributeError.*\nHint: .*layer.args\[0\]"),
+""", r"your chain_ok raised AttributeError.*\na Module layer stores its inputs in layer.args "
+     r"\(a tuple: the input is layer.args\[0\]\), not in layer.inp"),
     ("check_chain_ok", "links read the wrong way round", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.args[0] is b.out for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain"),
+""", r"returned False for a whole chain .*\n.*you compared other pairs"),
     ("check_chain_ok", "a list of links instead of one answer", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
@@ -81,45 +138,116 @@ def chain_ok(model):
     return all(getattr(b.args[0], "mark", None) == i for i, b in enumerate(seq[1:]))
 check_chain_ok(chain_ok)
 """, r"your chain_ok changed the model: layers\[0\]\.out has a new attribute \.mark"),
-    ("check_chain_ok", "a NumPy bool from np.all", """
-import numpy as np
-
-
+    ("check_chain_ok", "a tensor of link verdicts, not one", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
-    return np.all([a.out is b.args[0] for a, b in zip(seq, seq[1:])])
+    return torch.tensor([a.out is b.args[0] for a, b in zip(seq, seq[1:])])
 check_chain_ok(chain_ok)
-""", r"should return True or False, got np.True_, a NumPy bool; wrap it in bool\(\.\.\.\)"),
+""", r"should return True or False, got tensor\(\[True, True, True\]\), of type Tensor"),
     # -- Exercise 2: Mul ---------------------------------------------------------------------
-    ("check_mul", "zeros of a.shape: a float32 .g for float64 tensors", """
+    ("check_mul", "zeroed in bwd, then += (erases another layer's share)", _MUL_FORWARD + """
+    def bwd(self, out, a, b):
+        a.g = torch.zeros_like(a)
+        b.g = torch.zeros_like(b)
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"Mul\(\., h\) -> Lin -> Mse \(h cubed\), h.g should be the sum of both Muls' shares: "
+     r"wrong for h.g\nYour result is what you get if your bwd replaced h.g \(zeroed it, or "
+     r"assigned it with =\) after the other Mul's backward had added its share"),
+    ("check_mul", "a is b tested, = otherwise", _MUL_FORWARD + """
+    def bwd(self, out, a, b):
+        if a is b:
+            a.g = 2 * out.g * a
+        else:
+            a.g = out.g * b
+            b.g = out.g * a
+check_mul(Mul)
+""", r"h cubed\), h.g should be the sum of both Muls' shares.*\n.*replaced h.g \(zeroed it, "
+     r"or assigned it with =\)"),
+    ("check_mul", "zero start in __call__, but the first share assigned", """
 class Mul(Module):
+    def __call__(self, a, b):
+        a.g = torch.zeros_like(a)
+        b.g = torch.zeros_like(b)
+        return super().__call__(a, b)
+
     def forward(self, a, b):
         return a * b
 
     def bwd(self, out, a, b):
-        a.g = torch.zeros(a.shape)
-        b.g = torch.zeros(b.shape)
-        a.g += out.g * b
+        a.g = out.g * b
         b.g += out.g * a
 check_mul(Mul)
-""", r"in Lin -> Mul\(h, h\) -> Lin -> Mse, your Mul's backward left h.g float32 while h is "
-     r"float64; the layer before needs the tensor's dtype"),
-    ("check_mul", "= for both shares, wrong when a is b", """
+""", r"h.g should be the sum of both Muls' shares.*\n.*assigned it with =\) after the other "
+     r"Mul's backward"),
+    ("check_mul", "no Module base: shares summed per object, then assigned", """
+class Mul:
+    def __call__(self, a, b):
+        self.a, self.b = a, b
+        self.out = a * b
+        return self.out
+
+    def backward(self):
+        total = {}
+        for t, share in ((self.a, self.out.g * self.b), (self.b, self.out.g * self.a)):
+            total[id(t)] = total.get(id(t), 0) + share
+            t.g = total[id(t)]
+check_mul(Mul)
+""", r"h.g should be the sum of both Muls' shares.*\n.*replaced h.g"),
+    ("check_mul", "zeros of a.shape in __call__: a float32 .g for float64 tensors", """
 class Mul(Module):
+    def __call__(self, a, b):
+        a.g = torch.zeros(a.shape)
+        b.g = torch.zeros(b.shape)
+        return super().__call__(a, b)
+
     def forward(self, a, b):
         return a * b
 
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"h cubed\), your Mul's backward left h.g float32 while h is float64; the layer before "
+     r"needs the tensor's dtype.*\nA gradient keeps its tensor's dtype"),
+    ("check_mul", "one zero tensor for both .g", """
+class Mul(Module):
+    def __call__(self, a, b):
+        a.g = b.g = torch.zeros_like(a)
+        return super().__call__(a, b)
+
+    def forward(self, a, b):
+        return a * b
+
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"on two tensors.*\nYour result is what you get if a.g and b.g are one tensor object"),
+    ("check_mul", "__call__ without return", """
+class Mul(Module):
+    def __call__(self, a, b):
+        a.g = torch.zeros_like(a)
+        b.g = torch.zeros_like(b)
+        super().__call__(a, b)
+
+    def forward(self, a, b):
+        return a * b
+
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"your Mul's __call__ returned None: return what super\(\)\.__call__\(a, b\) returns"),
+    ("check_mul", "= for both shares", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g = out.g * b
         b.g = out.g * a
 check_mul(Mul)
 """, r"for Mul\(\)\(x, x\).*\nYour result is what you get if the second share replaced the "
      r"first instead of adding to it: here a and b are one tensor"),
-    ("check_mul", "zeroes b.g after adding a's share", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "zeroes b.g after adding a's share", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g = torch.zeros_like(a)
         a.g += out.g * b
@@ -127,19 +255,37 @@ class Mul(Module):
         b.g += out.g * a
 check_mul(Mul)
 """, r"Your result is what you get if the second share replaced the first"),
-    ("check_mul", "+= onto whatever .g was there, never zeroed", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "+= onto whatever .g was there, never zeroed", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g = getattr(a, "g", 0) + out.g * b
         b.g = getattr(b, "g", 0) + out.g * a
 check_mul(Mul)
 """, r"for Mul\(\)\(a, b\) on two tensors.*\nYour result is what you get if you added the "
      r"shares to the .g left from an earlier run"),
-    ("check_mul", "+= with no .g to add to", """
+    ("check_mul", "zero start only where no .g is yet, in bwd", _MUL_FORWARD + """
+    def bwd(self, out, a, b):
+        if not hasattr(a, "g"):
+            a.g = torch.zeros_like(a)
+        if not hasattr(b, "g"):
+            b.g = torch.zeros_like(b)
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"on two tensors.*\nYour result is what you get if you added the shares to the .g left "
+     r"from an earlier run"),
+    ("check_mul", "+= with no .g to add to", _MUL_FORWARD + """
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"your Mul's backward raised AttributeError.*no attribute 'g'\n\+= needs a .g to add "
+     r"to: give each input's .g a zero start once"),
+    ("check_mul", "zero start for a only", """
 class Mul(Module):
+    def __call__(self, a, b):
+        a.g = torch.zeros_like(a)
+        return super().__call__(a, b)
+
     def forward(self, a, b):
         return a * b
 
@@ -147,12 +293,8 @@ class Mul(Module):
         a.g += out.g * b
         b.g += out.g * a
 check_mul(Mul)
-""", r"your Mul's backward raised AttributeError.*no attribute 'g'"),
-    ("check_mul", "one tensor told by equal values", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+""", r"your Mul's backward raised AttributeError.*\n\+= needs a .g to add to"),
+    ("check_mul", "one tensor told by equal values", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         if torch.equal(a, b):
             a.g = b.g = 2 * out.g * a
@@ -161,11 +303,7 @@ class Mul(Module):
 check_mul(Mul)
 """, r"on a tensor and its view.*\nYour result is what you get if you took a and b for one "
      r"tensor; here b is a view of a"),
-    ("check_mul", "one tensor told by data_ptr", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "one tensor told by data_ptr", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         if a.data_ptr() == b.data_ptr():
             a.g = 2 * out.g * a
@@ -175,30 +313,18 @@ class Mul(Module):
 check_mul(Mul)
 """, r"on a tensor and its view.*\n.*two objects, each with its own .g: test identity "
      r"with `is`"),
-    ("check_mul", "shares swapped", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "shares swapped", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g = out.g * a
         b.g = out.g * b
 check_mul(Mul)
 """, r"Your result is what you get if you swapped the shares"),
-    ("check_mul", "upstream out.g left out", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "upstream out.g left out", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g, b.g = b.clone(), a.clone()
 check_mul(Mul)
 """, r"Your result is what you get if you left out the upstream gradient out.g"),
-    ("check_mul", "x.g doubled in place on the upstream out.g", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "x.g doubled in place on the upstream out.g", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         if a is b:
             a.g = out.g
@@ -225,20 +351,12 @@ class Mul(Module):
         a.g, b.g = out.g * b, out.g * a
 check_mul(Mul)
 """, r"should return a \* b.*\nYour result is what you get if you added a and b"),
-    ("check_mul", "bwd given one input only", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "bwd given one input only", _MUL_FORWARD + """
     def bwd(self, out, a):
         a.g = out.g * a
 check_mul(Mul)
 """, r"your Mul's backward raised TypeError.*\nHint: .*bwd\(self, out, a, b\)"),
-    ("check_mul", "a layer that returns a copy of what it stored", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "a layer that returns a copy of what it stored", _MUL_FORWARD + """
     def __call__(self, a, b):
         return super().__call__(a, b).clone()
 
@@ -246,11 +364,7 @@ class Mul(Module):
         a.g, b.g = out.g * b, out.g * a
 check_mul(Mul)
 """, r"returned another object than the one it stored as self.out"),
-    ("check_mul", "an instance passed instead of the class", """
-class Mul(Module):
-    def forward(self, a, b):
-        return a * b
-
+    ("check_mul", "an instance passed instead of the class", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g, b.g = out.g * b, out.g * a
 check_mul(Mul())
@@ -282,67 +396,67 @@ check_outer_bytes(outer_bytes, max_rows)
 """, r"4 bytes an entry, true of float32 only"),
     ("check_outer_bytes", "no default dtype", """
 def outer_bytes(N, n_in, n_out, dtype):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = 6377
 check_outer_bytes(outer_bytes, max_rows)
-""", r"raised TypeError.*\nHint: .*dtype=torch.float32"),
+""", r"outer_bytes\(50_000, 784, 50\) cannot be called this way: .*'dtype'\nHint: .*"
+     r"dtype=torch.float32"),
     ("check_outer_bytes", "max_rows divided with /, a fraction of a row", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = 1e9 / outer_bytes(1, 784, 50)
 check_outer_bytes(outer_bytes, max_rows)
 """, r"max_rows is 6377\.55.*, a fraction of a row"),
     ("check_outer_bytes", "max_rows a float from 1e9 // ...", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = 1e9 // outer_bytes(1, 784, 50)
 check_outer_bytes(outer_bytes, max_rows)
 """, r"max_rows is the float 6377\.0; .*with / and with // alike.*int\(\.\.\.\)"),
+    ("check_outer_bytes", "max_rows a NumPy float from np.floor", """
+import numpy as np
+
+
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return N * n_in * n_out * dtype.itemsize
+max_rows = np.floor(10**9 / outer_bytes(1, 784, 50))
+check_outer_bytes(outer_bytes, max_rows)
+""", r"max_rows is the float np.float64\(6377\.0\); a number of rows is an int"),
     ("check_outer_bytes", "max_rows rounded to the nearest row", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = round(1e9 / outer_bytes(1, 784, 50))
 check_outer_bytes(outer_bytes, max_rows)
 """, r"max_rows = 6378 does not fit: .*more than 1 GB"),
     ("check_outer_bytes", "a GiB (2**30 bytes) taken for a GB", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = 2**30 // outer_bytes(1, 784, 50)
 check_outer_bytes(outer_bytes, max_rows)
 """, r"max_rows = 6847 does not fit"),
     ("check_outer_bytes", "max_rows well below the limit", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
-max_rows = int(1e9 // outer_bytes(1, 784, 50)) - 1
+    return N * n_in * n_out * dtype.itemsize
+max_rows = 10**9 // outer_bytes(1, 784, 50) - 1
 check_outer_bytes(outer_bytes, max_rows)
 """, r"max_rows = 6376 fits, but so does 6377"),
-    ("check_outer_bytes", "max_rows a NumPy int64", """
-import numpy as np
-
-
-def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
-max_rows = np.int64(10**9) // outer_bytes(1, 784, 50)
-check_outer_bytes(outer_bytes, max_rows)
-""", r"max_rows is np.int64\(6377\), a NumPy int64 .*wrap it in int\(\.\.\.\)"),
     ("check_outer_bytes", "a trailing comma makes max_rows a tuple", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = 10**9 // outer_bytes(1, 784, 50),
 check_outer_bytes(outer_bytes, max_rows)
-""", r"max_rows should be a whole number of rows, an int; got a tuple \(\(6377,\)\)"),
+""", r"max_rows, a number of rows, should be an int, but it is a tuple \(\(6377,\)\)"),
     ("check_outer_bytes", "max_rows as a string", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
-    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+    return N * n_in * n_out * dtype.itemsize
 max_rows = "6377"
 check_outer_bytes(outer_bytes, max_rows)
-""", r"max_rows should be a whole number of rows, an int; got a str \('6377'\)"),
+""", r"max_rows, a number of rows, should be an int, but it is a str \('6377'\)"),
 ]
 
 EQUIVALENT = {
-    (2, "line 8, `op=` -> `=`: a.g += out.g * b -> a.g = out.g * b"):
-        "both .g are zeroed first, so the first share may be assigned: b.g += still adds "
-        "the second share onto it when b is a, and onto b's zero otherwise",
+    (2, "line 5, swap two arguments: super().__call__(a, b) -> super().__call__(b, a)"):
+        "forward(b, a) is b * a = a * b, and bwd(out, b, a) gives each input the same share",
     (3, "line 5, swap two arguments: outer_bytes(1, 784, 50) -> outer_bytes(784, 1, 50)"):
         "a (784, 1, 50) temporary has as many bytes as a (1, 784, 50) one: same max_rows",
 }

@@ -1,10 +1,14 @@
 """Checks for the exercises of notebook 02, layers as objects.
 
 The module holds its own copies of the notebook's `Module` layers (`Module`,
-`MatmulLin`, `ReluModule`, `MseModule`) and of `Chain`, so that no check depends
-on a class or tensor the notebook defines or later changes. A learner's `Mul`
-may subclass either the notebook's `Module` or this one: the checks only call
-a layer and its `backward`, exactly as `Chain` does.
+`Lin`, `Relu`, `Mse`, section 4) and a `Chain` (the question's `Model`, given
+its layers), so that no check depends on a class or tensor the notebook
+defines or later changes. A learner's `Mul` may subclass either the
+notebook's `Module` or this one, or none: the checks only call a layer and its
+`backward`, exactly as `Model` does.
+
+The Exercises section imports what its answers use from here (`Module`,
+`torch`), so that it runs after a kernel restart.
 """
 
 from __future__ import annotations
@@ -12,12 +16,13 @@ from __future__ import annotations
 import torch
 
 from helpers.checks import (
-    a_type,
+    CheckFailed,
     call_answer,
     dtype_name,
     exercise_check,
     expect_callable,
     expect_close,
+    expect_int,
     expect_tensor,
     expect_unchanged,
     passed,
@@ -27,12 +32,12 @@ from helpers.checks import (
 from helpers.data import make_weights, synthetic_regression
 from helpers.numerical import autograd_grads
 
-__all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes"]
+__all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes", "torch"]
 
 
-# -- the notebook's layers, copied (section 6; MatmulLin from section 7) -------------------
+# -- the notebook's layers, copied (section 4) ----------------------------------------------
 
-# recap of 02 §6
+# recap of 02 §4
 class Module:
     """Stores the inputs in `self.args` and the output in `self.out`, and returns that output."""
 
@@ -48,8 +53,8 @@ class Module:
         self.bwd(self.out, *self.args)
 
 
-# recap of 02 §7
-class MatmulLin(Module):
+# recap of 02 §4
+class Lin(Module):
     def __init__(self, w, b):
         self.w, self.b = w, b
 
@@ -62,16 +67,16 @@ class MatmulLin(Module):
         self.b.g = out.g.sum(0)
 
 
-# recap of 02 §6
-class ReluModule(Module):
+# recap of 02 §4
+class Relu(Module):
     def forward(self, inp):
         return inp.clamp_min(0.)
 
     def bwd(self, out, inp):
-        inp.g = (inp > 0).float() * out.g
+        inp.g = torch.where(inp > 0, out.g, 0)
 
 
-class MseModule(Module):
+class Mse(Module):
     def forward(self, inp, targ):
         return (inp.squeeze(-1) - targ).pow(2).mean()
 
@@ -79,9 +84,8 @@ class MseModule(Module):
         inp.g = 2. * (inp.squeeze(-1) - targ).unsqueeze(-1) / targ.shape[0]
 
 
-# recap of 02 §3 (the notebook's Chain also notes what each call returned, for a table)
 class Chain:
-    """The question's `Model`, given its layers and its loss."""
+    """The question's `Model` (02 §2), given its layers and its loss."""
 
     def __init__(self, layers, loss):
         self.layers, self.loss = layers, loss
@@ -109,7 +113,7 @@ def _handing_on(cls, kind):
         out = cls.__call__(self, *args)
         return out.clone() if kind == "copy" else out.view(out.shape)
 
-    return type(f"{cls.__name__}{kind.title()}", (cls,), {"__call__": __call__})
+    return type(cls.__name__, (cls,), {"__call__": __call__})
 
 
 # (hidden widths, broken link, how): link k joins layers[k] to the next layer (or the loss)
@@ -126,8 +130,40 @@ _CHAINS = [
 ]
 
 
+def _links(widths) -> int:
+    """How many links a chain through `widths` has: one a layer (the last one to the loss)."""
+    return 2 * len(widths) + 1
+
+
+# What each mistake answers on each chain, given (links, broken, kind); the learner's
+# answers on all nine chains are compared with these, to name a mistake only when the
+# answer behaves exactly as that mistake does.
+_MISTAKES = {
+    "you compared values (torch.equal, ==): a copy has equal values but is another "
+    "object, with its own .g; ask whether the two names are one object, with `is`":
+        lambda n, k, kind: True,
+    "you compared memory (data_ptr): a view shares the memory but is another object, "
+    "with its own .g; ask whether the two names are one object, with `is`":
+        lambda n, k, kind: k is None or kind == "view",
+    "you left out the last link, from the last layer's .out to model.loss.args[0]":
+        lambda n, k, kind: k is None or k == n - 1,
+    "you skipped the first link, from layers[0].out to layers[1].args[0]":
+        lambda n, k, kind: k is None or k == 0,
+    "you tested only the link to the loss; every link between two layers counts too":
+        lambda n, k, kind: k is None or k != n - 1,
+    "you returned True when any link holds; the chain is whole only when all of them do":
+        lambda n, k, kind: k is None or n > 1,
+    "you returned the opposite verdict: False for every whole chain, True for every "
+    "broken one":
+        lambda n, k, kind: k is not None,
+    "you compared other pairs than a layer's .out and the next one's .args[0] (args is "
+    "a tuple: the input is its first item), so even a whole chain fails":
+        lambda n, k, kind: False,
+}
+
+
 def _chain(widths, broken, kind, seed):
-    """A `Chain` of MatmulLin/ReluModule layers through `widths`, run forward on fresh data."""
+    """A `Chain` of Lin/Relu layers through `widths`, run forward on fresh data."""
     g = torch.Generator().manual_seed(seed)
     n_in = 3 + seed % 4
     inp = torch.randn(7 + seed, n_in, generator=g)
@@ -135,12 +171,12 @@ def _chain(widths, broken, kind, seed):
     sizes, layers = [n_in, *widths, 1], []
     for k, (a, b) in enumerate(zip(sizes, sizes[1:])):
         if k:
-            layers.append(ReluModule())
-        layers.append(MatmulLin(torch.randn(a, b, generator=g), torch.randn(b, generator=g)))
+            layers.append(Relu())
+        layers.append(Lin(torch.randn(a, b, generator=g), torch.randn(b, generator=g)))
     if broken is not None:
         layer = layers[broken]
         layer.__class__ = _handing_on(type(layer), kind)
-    model = Chain(layers, MseModule())
+    model = Chain(layers, Mse())
     model(inp, targ)
     return model
 
@@ -148,10 +184,11 @@ def _chain(widths, broken, kind, seed):
 def _describe_chain(model, broken, kind) -> str:
     names = " -> ".join(type(layer).__name__ for layer in [*model.layers, model.loss])
     if broken is None:
-        return f"a whole chain ({names}), where every link is one object"
+        return (f"a whole chain ({names}): each layer's .out is the next one's .args[0], "
+                "the last one's is model.loss.args[0]")
     nxt = "model.loss" if broken == len(model.layers) - 1 else f"layers[{broken + 1}]"
     what = ("a copy (equal values, another object)" if kind == "copy" else
-            "a view of its output (the same memory, equal data_ptr(), but another object)")
+            "a view of its output (the same memory, another object)")
     return (f"a chain ({names}) whose layers[{broken}] hands {nxt} {what}, so "
             f"layers[{broken}].out is not {nxt}.args[0]")
 
@@ -202,44 +239,69 @@ def _numpy(value) -> bool:
     return type(value).__module__.split(".")[0] == "numpy"
 
 
-def _not_bool(got) -> str:
-    """What `got` is, for a chain_ok that should return a bool."""
-    if got is None:
-        return "None (a function with no `return` gives None)"
+def _as_bool(got):
+    """`got` as a Python bool if it is one: a Python or NumPy bool, or a 0-d bool tensor."""
+    if isinstance(got, bool):
+        return got
     if _numpy(got) and getattr(getattr(got, "dtype", None), "kind", "") == "b" \
             and getattr(got, "ndim", 1) == 0:
-        return f"{got!r}, a NumPy bool; wrap it in bool(...)"
-    if isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.numel() == 1:
-        return f"{got!r}, a tensor; wrap it in bool(...)"
-    return f"{got!r}, of type {type(got).__name__}"
+        return bool(got)
+    if isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.dim() == 0:
+        return bool(got.item())
+    what = "None (a function with no `return` gives None)" if got is None else \
+        f"{got!r}, of type {type(got).__name__}"
+    raise AssertionError("chain_ok should return True or False, got " + what)
+
+
+# Errors a learner's chain_ok raises that the notebook has taught: (type, text, diagnosis).
+_CHAIN_ERRORS = [
+    (AttributeError, "'inp'", "a Module layer stores its inputs in layer.args (a tuple: "
+                              "the input is layer.args[0]), not in layer.inp"),
+    (RuntimeError, "ambiguous", "== compares two tensors entry by entry and gives a tensor; "
+                                "whether two names are one object is asked with `is`"),
+]
+
+
+def _call_chain_ok(chain_ok, model):
+    try:
+        return call_answer(chain_ok, model, what="your chain_ok",
+                           hint="it is called as chain_ok(model), with one argument")
+    except CheckFailed as e:
+        cause, message = e.__cause__, str(e)
+        for kind, text, diagnosis in _CHAIN_ERRORS:
+            if isinstance(cause, kind) and text in str(cause) and "\n" not in message:
+                raise CheckFailed(f"{message}\n{diagnosis}", e.learner_frames) from None
+        raise
 
 
 @exercise_check
 def check_chain_ok(chain_ok) -> None:
     """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones.
 
-    Runs `chain_ok` on nine `Chain`s of `Module` layers (one, three or five
-    layers) that have run forward: three whole ones and six with one broken
-    link, first, middle or last (to the loss), broken by a copy or by a view
-    (same memory, another object).
+    Runs `chain_ok` on nine models of `Module` layers (one, three or five
+    layers, each with `.layers` and `.loss`, like `Model`) that have run
+    forward: three whole ones and six with one broken link, first, middle or
+    last (to the loss), broken by a copy or by a view (same memory, another
+    object).
 
-    Requires: a bool, True exactly when every layer's `.out` *is* the object
-    the next layer stored as `.args[0]` and the last layer's `.out` is
-    `model.loss.args[0]`; the model left as it was (no layer's `.out` or
-    `.args` replaced; no tensor of the model, output, input or weight, given
-    a new attribute such as the `.g` a backward writes, or changed). A NumPy
-    or tensor bool is refused with a sentence (wrap it in bool(...)). Leaves
-    free: how the links are walked (zip, indices, a loop with an early
-    return) and how identity is tested (`is`, `id(a) == id(b)`).
+    Requires: True exactly when every layer's `.out` *is* the object the next
+    layer stored as `.args[0]` and the last layer's `.out` is
+    `model.loss.args[0]`, else False (a Python or NumPy bool, or a 0-d bool
+    tensor); the model left as it was (no layer's `.out` or `.args` replaced;
+    no tensor of the model, output, input or weight, given a new attribute
+    such as the `.g` a backward writes, or changed). A wrong verdict names the
+    first chain judged wrong and, when the answers on all nine chains are
+    exactly those of a known mistake (values, memory, a link left out, `any`,
+    other pairs), that mistake. Leaves free: how the links are walked (zip,
+    indices, a loop with an early return) and how identity is tested (`is`,
+    `id(a) == id(b)`).
     """
     expect_callable(chain_ok, "chain_ok")
+    answers = []
     for seed, (widths, broken, kind) in enumerate(_CHAINS):
         model = _chain(widths, broken, kind, seed)
         before, attributes = _stored(model), _attributes(model)
-        got = call_answer(chain_ok, model, what="your chain_ok",
-                          hint="it is called as chain_ok(model); a Module layer stores its "
-                               "input in layer.args (a tuple: the input is layer.args[0]) "
-                               "and its output in layer.out; the loss is model.loss")
+        got = _call_chain_ok(chain_ok, model)
         for layer, out, args in before:
             if layer.out is not out or layer.args is not args:
                 raise AssertionError(
@@ -247,14 +309,20 @@ def check_chain_ok(chain_ok) -> None:
                     "holds another object after the call; chain_ok should only look"
                 )
         _expect_untouched(attributes)
-        if not isinstance(got, bool):
-            raise AssertionError("chain_ok should return True or False, got " + _not_bool(got))
-        if got is not (broken is None):
-            raise AssertionError(
-                f"chain_ok returned {got} for {_describe_chain(model, broken, kind)}. "
-                "A link holds only when the two names are one object (`is`)"
-            )
-    passed(f"chain_ok: all {len(_CHAINS)} chains judged right")
+        answers.append((_as_bool(got), model))
+    wrong = [(got, model, case) for (got, model), case in zip(answers, _CHAINS)
+             if got is not (case[1] is None)]
+    if not wrong:
+        passed(f"chain_ok: all {len(_CHAINS)} chains judged right")
+        return
+    got, model, (_, broken, kind) = wrong[0]
+    seen = [got for got, _ in answers]
+    matched = [mistake for mistake, says in _MISTAKES.items()
+               if seen == [says(_links(w), k, h) for w, k, h in _CHAINS]]
+    second = ("Your answers on all nine chains are what you get if " + ", or if ".join(matched)
+              if matched else f"It judged {len(wrong)} of the {len(_CHAINS)} chains wrong.")
+    raise AssertionError(f"chain_ok returned {got} for {_describe_chain(model, broken, kind)}"
+                         f"\n{second}")
 
 
 # -- Exercise 2 -----------------------------------------------------------------------------
@@ -271,12 +339,14 @@ _MUL_CASES = [
 
 _PAIRS = {"other": "two tensors", "view": "a tensor and its view",
           "copy": "a tensor and its copy"}
-_STALE = ("you added the shares to the .g left from an earlier run: start each backward "
-          "from zero (or assign the first share)")
+_STALE = ("you added the shares to the .g left from an earlier run: give each .g a zero "
+          "start before the backward pass")
 _TWO_OBJECTS = {
     "view": "b is a view of a (the same memory, equal values)",
     "copy": "b is a copy of a (equal values)",
 }
+_NO_G = ("+= needs a .g to add to: give each input's .g a zero start once, before the "
+         "backward pass (when the layer is called)")
 
 
 def _new_mul(Mul):
@@ -299,6 +369,9 @@ def _mul_forward(layer, a, b, shape):
                            "calls self.forward(a, b), stores what it returns as self.out and "
                            "returns it")
     expect_unchanged(before, "your Mul's forward pass", g=False)
+    if out is None and "__call__" in vars(type(layer)):
+        raise AssertionError("your Mul's __call__ returned None: return what "
+                             "super().__call__(a, b) returns, the output it stored")
     expect_tensor(out, "what your Mul returned", shape)
     if out.dtype != a.dtype:
         raise AssertionError(f"your Mul returned {out.dtype} for {a.dtype} inputs; a layer "
@@ -319,9 +392,16 @@ def _mul_forward(layer, a, b, shape):
 def _mul_backward(layer):
     if not callable(getattr(layer, "backward", None)):
         raise AssertionError("your Mul has no backward method: subclass Module, which has one")
-    call_answer(layer.backward, what="your Mul's backward",
-                hint="it is called as layer.backward(); Module.backward calls "
-                     "self.bwd(self.out, *self.args), i.e. bwd(self, out, a, b)")
+    try:
+        call_answer(layer.backward, what="your Mul's backward",
+                    hint="it is called as layer.backward(); Module.backward calls "
+                         "self.bwd(self.out, *self.args), i.e. bwd(self, out, a, b)")
+    except CheckFailed as e:
+        cause, message = e.__cause__, str(e)
+        if isinstance(cause, AttributeError) and "attribute 'g'" in str(cause) \
+                and "\n" not in message:
+            raise CheckFailed(f"{message}\n{_NO_G}", e.learner_frames) from None
+        raise
 
 
 def _mul_case(Mul, seed, shape, dtype, how, stale):
@@ -336,7 +416,8 @@ def _mul_case(Mul, seed, shape, dtype, how, stale):
     old = {}
     if stale:
         for name, t in (("a", a), ("b", b)):
-            t.g = old[name] = randn()
+            old[name] = randn()
+            t.g = old[name].clone()        # an answer's += may change t.g in place
     layer = _new_mul(Mul)
     out, a0, b0 = _mul_forward(layer, a, b, shape)
 
@@ -367,6 +448,11 @@ def _mul_case(Mul, seed, shape, dtype, how, stale):
                 "you left out the upstream gradient out.g": {"a.g": b0, "b.g": a0}}
     if stale:
         mistakes[_STALE] = {"a.g": old["a"] + ref["a.g"], "b.g": old["b"] + ref["b.g"]}
+    if how == "other":        # (for a view or a copy, the mistake below gives these numbers)
+        both = ref["a.g"] + ref["b.g"]
+        mistakes["a.g and b.g are one tensor object (as a.g = b.g = torch.zeros_like(a) "
+                 "makes), so each share lands in both: give each input its own zeros"] = {
+            "a.g": both, "b.g": both}
     if how in _TWO_OBJECTS:
         mistakes[f"you took a and b for one tensor; here {_TWO_OBJECTS[how]}, but they are "
                  "two objects, each with its own .g: test identity with `is`"] = {
@@ -375,59 +461,74 @@ def _mul_case(Mul, seed, shape, dtype, how, stale):
                  "and b.g out.g * a", mistakes=mistakes)
 
 
+_NETWORK = "in Lin -> Mul(h, h) -> Mul(., h) -> Lin -> Mse (h cubed)"
+
+
 def _mul_network(Mul, seed=9):
-    """`MatmulLin -> Mul(h, h) -> MatmulLin -> MseModule`, every gradient against autograd."""
+    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`: h feeds two Muls; every gradient
+    against autograd."""
     inp, targ = synthetic_regression(n=12, n_in=5, seed=seed, dtype=torch.float64)
     w1, b1, w2, b2 = make_weights(5, 6, seed=seed, dtype=torch.float64)
-    lin1, square, lin2, loss = MatmulLin(w1, b1), _new_mul(Mul), MatmulLin(w2, b2), MseModule()
+    lin1, square, cube = Lin(w1, b1), _new_mul(Mul), _new_mul(Mul)
+    lin2, loss = Lin(w2, b2), Mse()
     h = lin1(inp)
-    out, _, _ = _mul_forward(square, h, h, tuple(h.shape))
-    loss(lin2(out), targ)
+    q, _, _ = _mul_forward(square, h, h, tuple(h.shape))
+    r, _, _ = _mul_forward(cube, q, h, tuple(h.shape))
+    loss(lin2(r), targ)
     loss.backward()
     lin2.backward()
+    _mul_backward(cube)
     _mul_backward(square)
     g = read_g(h, "h", "your Mul's backward")
     if torch.finfo(g.dtype).eps > torch.finfo(h.dtype).eps:
         raise AssertionError(
-            f"in Lin -> Mul(h, h) -> Lin -> Mse, your Mul's backward left h.g "
-            f"{dtype_name(g)} while h is {dtype_name(h)}; the layer before needs the tensor's "
-            f"dtype (its backward computes h.g @ w.t() with a {dtype_name(h)} w, and a matmul "
-            f"refuses mixed dtypes). A gradient keeps its tensor's dtype: "
-            f"torch.zeros_like(a) does; torch.zeros(a.shape) is float32 whatever a is")
+            f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)} while h is "
+            f"{dtype_name(h)}; the layer before needs the tensor's dtype (its backward "
+            f"multiplies h.g with a {dtype_name(h)} w, and a matmul refuses mixed dtypes).\n"
+            f"A gradient keeps its tensor's dtype: torch.zeros_like(a) does; "
+            f"torch.zeros(a.shape) is float32 whatever a is")
+    up = r.g                                  # what the second Lin's backward sent back
+    expect_close({"h.g": g}, {"h.g": 3 * h * h * up},
+                 f"{_NETWORK}, h.g should be the sum of both Muls' shares",
+                 mistakes={"your bwd replaced h.g (zeroed it, or assigned it with =) after "
+                           "the other Mul's backward had added its share: give each .g a "
+                           "zero start once, before the backward pass, and only add in bwd":
+                           {"h.g": 2 * h * h * up}})
     lin1.backward()
     tensors = dict(inp=inp, w1=w1, b1=b1, w2=w2, b2=b2)
 
     def loss_fn(inp, w1, b1, w2, b2):
         h = inp @ w1 + b1
-        return (((h * h) @ w2 + b2).squeeze(-1) - targ).pow(2).mean()
+        return (((h * h * h) @ w2 + b2).squeeze(-1) - targ).pow(2).mean()
 
     ours = {name: read_g(t, name, "the backward pass") for name, t in tensors.items()}
-    expect_close(ours, autograd_grads(loss_fn, tensors),
-                 "in Lin -> Mul(h, h) -> Lin -> Mse (a layer that squares h), the gradients")
+    expect_close(ours, autograd_grads(loss_fn, tensors), f"{_NETWORK}, the gradients")
 
 
 @exercise_check
 def check_mul(Mul) -> None:
-    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, right even when a is b.
+    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, whose shares add up.
 
     Runs `Mul()(a, b)` forward and backward on six pairs (float32 and
     float64, several shapes): two tensors; one tensor twice, `Mul()(x, x)`;
     a tensor and its view (same memory, another object); a tensor and its
     copy; three of them with a stale `.g` on the inputs from an earlier run.
-    Then runs `Lin -> Mul(h, h) -> Lin -> Mse` and compares all five
-    gradients with autograd.
+    Then runs `Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`, where h feeds two
+    Muls and the second one's backward runs first, and compares h.g (the sum
+    of both shares) and all five gradients with autograd.
 
     Requires: `Mul()` with no arguments; calling it on (a, b) returns a * b,
-    the very object it stores as `self.out`, and leaves a and b as they were;
-    its `backward()` leaves `a.g == out.g * b` and `b.g == out.g * a` when a
-    and b are two objects (whatever they held before), `x.g == 2 * out.g * x`
-    when they are one, and leaves `out` and `out.g` as they were; in the
-    network, `h.g` at least as precise as `h` (float64), since the layer
-    before multiplies it with float64 weights (a float32 `.g` is diagnosed
-    there; in the pairs alone it is judged at float32's rounding). Leaves
-    free: zeroing `.g` then adding the shares (in `bwd` or in the forward
-    pass), testing `a is b`, assigning the first share and adding the second,
-    subclassing the notebook's `Module`, this one or none.
+    the very object it stores as `self.out`, and leaves the values of a and b
+    as they were; its `backward()` leaves `a.g == out.g * b` and
+    `b.g == out.g * a` when a and b are two objects (whatever they held
+    before the call), `x.g == 2 * out.g * x` when they are one, adds to a
+    share that another layer's backward wrote on the same tensor after the
+    call, and leaves `out` and `out.g` as they were; in the network, `h.g` at
+    least as precise as `h` (float64). So zeroing `.g` inside `bwd`, or
+    assigning a share with `=`, is rejected (the network erases a share).
+    Leaves free: where the zero start is given (overriding `__call__`, in
+    `forward`, a layer without the `Module` base), how it is made
+    (`zeros_like`, `a * 0`, ...), `+=` or `a.g = a.g + ...`.
     """
     if not isinstance(Mul, type):
         raise AssertionError(
@@ -437,8 +538,8 @@ def check_mul(Mul) -> None:
     for case in _MUL_CASES:
         _mul_case(Mul, *case)
     _mul_network(Mul)
-    passed(f"Mul: forward and both shares right on {len(_MUL_CASES)} pairs, Mul()(x, x) "
-           "included, and all five gradients of Lin -> Mul(h, h) -> Lin match autograd")
+    passed(f"Mul: shares right on {len(_MUL_CASES)} pairs, Mul()(x, x) included, and "
+           "where h feeds two Muls")
 
 
 # -- Exercise 3 -----------------------------------------------------------------------------
@@ -456,11 +557,12 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
 
     Requires: `outer_bytes` returns the bytes of the (N, n_in, n_out) temporary
     (as measured on a real one) for float16, bfloat16, float32 and float64,
-    with float32 as the default dtype; `max_rows` is an int, the largest N whose
-    784 -> 50 float32 temporary takes at most 10**9 bytes (a NumPy int or a
-    tensor is refused with a sentence: wrap it in int(...)). Leaves free: how the
-    bytes an entry are found (finfo bits, element_size, itemsize), an int or a
-    whole float from outer_bytes, how max_rows is found (//, floor, a search).
+    with float32 as the default dtype; `max_rows` is a whole number (a Python or
+    NumPy int, or a 0-d integer tensor), the largest N whose 784 -> 50 float32
+    temporary takes at most 10**9 bytes. A float, even a whole one, is refused
+    with a sentence. Leaves free: how the bytes an entry are found (itemsize,
+    element_size, finfo bits), an int or a whole float from outer_bytes, how
+    max_rows is found (//, floor, a search, NumPy).
     """
     hint = "it is called as outer_bytes(N, n_in, n_out, dtype) and returns a number"
     for N, n_in, n_out, dtype in [(3, 5, 2, torch.float32), (4, 3, 7, torch.float64),
@@ -501,26 +603,15 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
             f"max_rows is {max_rows!r}, a fraction of a row; a number of rows is an int: "
             "round down with int(...) or //, on ints"
         )
-    if _numpy(max_rows) and getattr(getattr(max_rows, "dtype", None), "kind", "") in "iu" \
-            and getattr(max_rows, "ndim", 1) == 0:
+    rows = expect_int(max_rows, "max_rows, a number of rows,")
+    if _mnist_bytes(rows) > 1e9:
         raise AssertionError(
-            f"max_rows is {max_rows!r}, a NumPy {max_rows.dtype} (NumPy arithmetic made it); "
-            "a number of rows is a Python int: wrap it in int(...)")
-    if isinstance(max_rows, torch.Tensor) and max_rows.numel() == 1 \
-            and not max_rows.is_floating_point():
-        raise AssertionError(f"max_rows is {max_rows!r}, a tensor; a number of rows is a "
-                             "Python int: wrap it in int(...)")
-    if isinstance(max_rows, bool) or not isinstance(max_rows, int):
-        got = max_rows if max_rows is None else f"{a_type(max_rows)} ({max_rows!r})"
-        raise AssertionError(f"max_rows should be a whole number of rows, an int; got {got}")
-    if _mnist_bytes(max_rows) > 1e9:
-        raise AssertionError(
-            f"max_rows = {max_rows} does not fit: its temporary takes {_mnist_bytes(max_rows):,} "
+            f"max_rows = {rows} does not fit: its temporary takes {_mnist_bytes(rows):,} "
             "bytes, more than 1 GB (10**9 bytes)"
         )
-    if _mnist_bytes(max_rows + 1) <= 1e9:
+    if _mnist_bytes(rows + 1) <= 1e9:
         raise AssertionError(
-            f"max_rows = {max_rows} fits, but so does {max_rows + 1} "
-            f"({_mnist_bytes(max_rows + 1):,} bytes): find the largest N that fits in 10**9 bytes"
+            f"max_rows = {rows} fits, but so does {rows + 1} "
+            f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits in 10**9 bytes"
         )
-    passed(f"outer_bytes right; at most {max_rows} rows fit in 1 GB")
+    passed(f"outer_bytes right; at most {rows} rows fit in 1 GB")
