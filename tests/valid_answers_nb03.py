@@ -130,4 +130,39 @@ def make_sequential(w1, b1, w2, b2):
     return seq
 check_sequential(make_sequential)
 """),
+    ("check_accumulate_grads", "hooks that scale each share, removed before returning", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    handles = [p.register_hook(lambda g: g / n_chunks) for p in net.parameters()]
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward()
+    for handle in handles:
+        handle.remove()
+check_accumulate_grads(accumulate_grads)
+"""),
+    ("check_tanh_fn", "setup_context keeps the output on ctx, backward returns a spare None", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return torch.tanh(inp)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.out = output
+
+    @staticmethod
+    def backward(ctx, out_g):
+        return out_g * (1 - ctx.out**2), None
+check_tanh_fn(TanhFn)
+"""),
+    ("check_sequential", "sizes from the biases, layers built then assembled", """
+def make_sequential(w1, b1, w2, b2):
+    layers = [nn.Linear(w.shape[0], len(b)) for w, b in ((w1, b1), (w2, b2))]
+    for layer, w, b in zip(layers, (w1, w2), (b1, b2)):
+        with torch.no_grad():
+            layer.weight[:] = w.T
+            layer.bias[:] = b
+    return nn.Sequential(layers[0], nn.ReLU(), layers[1])
+check_sequential(make_sequential)
+"""),
 ]

@@ -39,7 +39,7 @@ class TanhFn(torch.autograd.Function):
         (out,) = ctx.saved_tensors
         return out_g * (1 - out**2)
 check_tanh_fn(TanhFn)
-""", r"your backward raised ValueError(.|\n)*saved no tensor(.|\n)*ctx.save_for_backward"),
+""", r"your backward raised ValueError(.|\n)*Nothing was saved(.|\n)*ctx.save_for_backward"),
     ("check_accumulate_grads", "forgot zero_grad: the old gradient stays", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
@@ -77,7 +77,8 @@ def make_sequential(w1, b1, w2, b2):
         seq[2].bias.copy_(b2)
     return seq
 check_sequential(make_sequential)
-""", r"make_sequential raised RuntimeError(.|\n)*Hint: .*stores its weight as \(out, in\)"),
+""", r"make_sequential raised RuntimeError(.|\n)*nn.Linear stores its weight as \(out, in\): "
+     r"nn.Linear\(n_in, nh\) holds w1.t\(\), \(7, 5\)"),
     ("check_sequential", "copied without torch.no_grad()", """
 def make_sequential(w1, b1, w2, b2):
     (n_in, nh), n_out = w1.shape, w2.shape[1]
@@ -226,7 +227,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
         (net(x, y) / n_chunks).backward()
     torch.optim.SGD(net.parameters(), lr=0.1).step()
 check_accumulate_grads(accumulate_grads)
-""", r"changed lin1.weight: it should only compute gradients"),
+""", r"changed the values of lin1.weight; it should leave the weights to the optimizer"),
     ("check_accumulate_grads", "froze the weights after the loop", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
@@ -234,7 +235,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
         (net(x, y) / n_chunks).backward()
     net.requires_grad_(False)
 check_accumulate_grads(accumulate_grads)
-""", r"switched off requires_grad of lin1.weight"),
+""", r"switched requires_grad of lin1.weight; leave it as it was"),
     ("check_accumulate_grads", "the same first chunk every time", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
@@ -407,4 +408,140 @@ def make_sequential(w1, b1, w2, b2):
     return nn.Sequential(lin1, nn.ReLU(), lin2)
 check_sequential(make_sequential)
 """, r"a model that shares parameters with the model of an earlier call"),
+    ("check_accumulate_grads", "a hook on every parameter scales the gradient, never removed", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for p in net.parameters():
+        p.register_hook(lambda g: g / n_chunks)
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"left a hook on lin1.weight: remove each hook you register \(handle.remove\(\)\)"),
+    ("check_accumulate_grads", "a forward hook divides each loss, left on the model", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    net.register_forward_hook(lambda module, args, loss: loss / n_chunks)
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"^your accumulate_grads left a hook on the model: remove each hook you register"),
+    ("check_accumulate_grads", "the number of chunks written in", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(3), targ.chunk(3)):
+        (net(x, y) / 3).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"reached the weights 3 time\(s\)\n3 chunks is what an earlier call asked for: did you "
+     r"write a fixed number\? Split with inp.chunk\(n_chunks\)"),
+    ("check_sequential", "the notebook's sizes written in, transposes right", """
+def make_sequential(w1, b1, w2, b2):
+    seq = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"works for w1 of shape \(8, 16\), the notebook's, but not for w1 of shape \(5, 7\)\n"
+     r"Are the sizes written in\? Take them from the weights"),
+    ("check_sequential", "nn.Linear(nh, n_in): the layer built the wrong way round", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(nh, n_in), nn.ReLU(), nn.Linear(n_out, nh))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"raised RuntimeError(.|\n)*nn.Linear\(n_in, nh\) holds w1.t\(\), \(7, 5\), and "
+     r"nn.Linear\(nh, n_out\) holds w2.t\(\), \(1, 7\)"),
+    ("check_tanh_fn", "forward(ctx, inp) kept beside a setup_context", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        return torch.tanh(inp)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"your forward, raised TypeError(.|\n)*Hint: TanhFn.apply\(x\) calls forward\(x\) when "
+     r"TanhFn has a setup_context"),
+    ("check_tanh_fn", "setup_context saves the input, backward reads it as the output", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return torch.tanh(inp)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(*inputs)
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"Your result is what you get if you wrote the derivative with the input"),
+    ("check_tanh_fn", "setup_context that saves nothing", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return torch.tanh(inp)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        pass
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"Nothing was saved, so ctx.saved_tensors is empty in backward"),
+    ("check_sequential", "the first weight transposed, the second not", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2)
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"broadcast shape(.|\n)*nn.Linear\(nh, n_out\) holds w2.t\(\), \(1, 7\)"),
+    ("check_accumulate_grads", ".grad divided by n_chunks after every chunk", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward()
+        for p in net.parameters():
+            p.grad /= n_chunks
+check_accumulate_grads(accumulate_grads)
+""", r"you divided the .grad by n_chunks after every chunk"),
+    ("check_accumulate_grads", "each chunk's loss divided by its number of rows", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) / len(x)).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"you divided each chunk's loss by its number of rows; it is a mean over them already"),
+    ("check_accumulate_grads", "one loss, backward once per chunk", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    loss = net(inp, targ)
+    for _ in range(n_chunks):
+        (loss / n_chunks).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"raised RuntimeError: Trying to backward through the graph a second time(.|\n)*"
+     r"compute each chunk's loss, net\(x, y\), inside the loop"),
 ]

@@ -1,4 +1,12 @@
-"""Checks for the exercises of notebook 03, the same network with autograd."""
+"""Checks for the exercises of notebook 03, the same network with autograd.
+
+Exercise 1, `check_accumulate_grads`: gradient accumulation over chunks of a batch.
+Exercise 2, `check_sequential`: our weights in an `nn.Sequential`, `(out, in)` layout.
+Exercise 3, `check_tanh_fn`: a `torch.autograd.Function` for tanh.
+
+`torch` and `nn` are exported too, so that a check-import cell brings what the
+answers use after a kernel restart.
+"""
 
 from __future__ import annotations
 
@@ -10,14 +18,16 @@ from helpers.checks import (
     call_answer,
     exercise_check,
     expect_close,
+    expect_model_unchanged,
     expect_tensor,
     expect_unchanged,
     passed,
     snapshot,
+    snapshot_model,
 )
 from helpers.data import make_weights, synthetic_regression
 
-__all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn"]
+__all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "nn", "torch"]
 
 WEIGHT_NAMES = ("w1", "b1", "w2", "b2")
 
@@ -25,131 +35,6 @@ WEIGHT_NAMES = ("w1", "b1", "w2", "b2")
 def _is_close(a: torch.Tensor, b: torch.Tensor) -> bool:
     return a.shape == b.shape and torch.allclose(a.double(), b.double(), rtol=1e-6,
                                                  atol=1e-9 * max(b.abs().max().item(), 1.0))
-
-
-# ---------------------------------------------------------------- exercise 1
-
-TANH_CASES = (  # (seed, shape, dtype): a matrix, a vector in float32, a 3-d tensor
-    (3, (6, 4), torch.float64),
-    (4, (7,), torch.float32),
-    (5, (2, 3, 4), torch.float64),
-)
-
-
-@exercise_check
-def check_tanh_fn(TanhFn) -> None:
-    """Exercise 1: `TanhFn`, a `torch.autograd.Function` for tanh.
-
-    Requires, on three tensors (shapes (6, 4), (7,) and (2, 3, 4), float64 and
-    float32, values in both tanh tails): `TanhFn.apply(x)` returns
-    `torch.tanh(x)` and leaves `x` (values and `requires_grad`) as it was; a
-    `backward` through it gives `x.grad == out_g * (1 - tanh(x)**2)` for an
-    upstream gradient `out_g` that is not all ones, and leaves the forward's
-    output unchanged; two calls then one backward,
-    `(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward()`, give
-    each input its own gradient (what a call saves belongs to that call: its
-    `ctx`, not the class); `gradcheck` passes. Leaves free: what is saved (the
-    output, or the input and tanh recomputed) and how (`save_for_backward`, a
-    `setup_context`), how the derivative is written, the dtype the backward
-    computes in, extra prints.
-    """
-    if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
-        raise CheckFailed("TanhFn should be a class derived from "
-                          f"torch.autograd.Function, but it is {_kind(TanhFn)}")
-    for seed, shape, dtype in TANH_CASES:
-        _check_tanh_case(TanhFn, seed, shape, dtype)
-    _check_tanh_two_calls(TanhFn)
-    x = torch.randn(2, 3, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
-    ok = call_answer(lambda: torch.autograd.gradcheck(
-        TanhFn.apply, (x.requires_grad_(),), raise_exception=False),
-        what="gradcheck on your TanhFn")
-    if not ok:
-        raise CheckFailed("gradcheck disagrees with your backward on a float64 tensor")
-    passed("TanhFn matches torch.tanh and its gradient on 3 tensors, and passes gradcheck")
-
-
-def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> None:
-    g = torch.Generator().manual_seed(seed)
-    x = (2 * torch.randn(shape, generator=g, dtype=dtype)).requires_grad_()
-    upstream = torch.randn(shape, generator=g, dtype=dtype)  # dL/d(out)
-    case = f"on a {dtype} tensor of shape {shape}"
-    before = snapshot(x=x)
-    out = call_answer(TanhFn.apply, x, what="TanhFn.apply(x), your forward,",
-                      hint="TanhFn.apply(x) calls forward(ctx, x) with one tensor")
-    expect_unchanged(before, "your forward")
-    if not x.requires_grad:
-        raise CheckFailed("your forward switched off x.requires_grad; it should "
-                          "only read x")
-    expect_tensor(out, f"what TanhFn.apply(x) returned {case}", shape)
-    if out.dtype != x.dtype:
-        raise CheckFailed(f"TanhFn.apply(x) returned {out.dtype} for a {dtype} x; tanh keeps "
-                          "its input's dtype: compute torch.tanh(inp) as it is")
-    tanh = torch.tanh(before["x"][1])
-    expect_close({"out": out}, {"out": tanh},
-                 f"{case} your forward should return torch.tanh(inp)")
-    if not out.requires_grad:
-        raise CheckFailed("TanhFn.apply(x) returned a tensor that does not require "
-                          "grad, so no backward can reach your backward: return "
-                          "the result of forward as it is")
-    after_forward = snapshot(out=out)
-    saved = len(getattr(out.grad_fn, "saved_tensors", ()))
-    try:
-        call_answer(lambda: (out * upstream).sum().backward(), what="your backward",
-                    hint="backward(ctx, out_g) receives the gradient of the output and "
-                         "returns the gradient of inp")
-    except CheckFailed as e:
-        if saved == 0 and isinstance(e.__cause__, (ValueError, IndexError)):
-            raise CheckFailed(f"{e}\nYour forward saved no tensor, so ctx.saved_tensors "
-                              "is empty in backward: save the output in forward with "
-                              "ctx.save_for_backward(out)", e.learner_frames) from None
-        raise
-    expect_unchanged(after_forward, "your backward")
-    if x.grad is None:
-        raise CheckFailed("your backward returned None: return the gradient of inp")
-    up = upstream.double()
-    t = tanh.double()
-    expect_close(
-        {"inp": x.grad}, {"inp": up * (1 - t**2)},
-        f"{case} your backward should return out_g * (1 - out**2): the gradient it "
-        "receives times tanh's derivative",
-        mistakes={
-            "you left out out_g, the gradient backward receives": {"inp": 1 - t**2},
-            "you wrote the derivative with the input, 1 - inp**2": {
-                "inp": up * (1 - before["x"][1].double() ** 2)},
-            "you returned out_g without tanh's derivative": {"inp": up},
-            "you used the sigmoid's derivative, out * (1 - out)": {
-                "inp": up * t * (1 - t)},
-        })
-
-
-def _check_tanh_two_calls(TanhFn) -> None:
-    """Two applies, then one backward: each call's backward must use its own saved tensors."""
-    g = torch.Generator().manual_seed(7)
-    a, b = ((2 * torch.randn(3, 5, generator=g, dtype=torch.float64)).requires_grad_()
-            for _ in range(2))
-    ua, ub = (torch.randn(3, 5, generator=g, dtype=torch.float64) for _ in range(2))
-    call_answer(lambda: (TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward(),
-                what="two calls of TanhFn.apply, then one backward,",
-                hint="(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward(): each "
-                     "call's backward receives that call's out_g")
-    ta, tb = torch.tanh(a.detach()), torch.tanh(b.detach())
-    ours = {"a": a.grad, "b": b.grad}
-    if any(v is None for v in ours.values()):
-        raise CheckFailed("after two calls of TanhFn.apply and one backward, a.grad or b.grad "
-                          "is None: your backward should return the gradient of inp")
-    ref = {"a": ua * (1 - ta**2), "b": ub * (1 - tb**2)}
-    swapped = {"a": ua * (1 - tb**2), "b": ub * (1 - ta**2)}
-    crossed = [n for n in ours if _is_close(ours[n], swapped[n])
-               and not _is_close(ours[n], ref[n])]
-    if crossed:
-        raise CheckFailed(
-            f"after TanhFn.apply(a) and TanhFn.apply(b), then one backward, {crossed[0]}.grad "
-            "was computed with the other call's output: your backward used another call's "
-            "saved output. Keep what backward needs in ctx (ctx.save_for_backward(out)), "
-            "which belongs to one call, not on the class or in a global")
-    expect_close(ours, ref, "after TanhFn.apply(a) and TanhFn.apply(b), then one backward, "
-                 "each input's gradient should be out_g * (1 - tanh(inp)**2) with its own "
-                 "call's out_g and output")
 
 
 def _kind(value) -> str:
@@ -162,10 +47,10 @@ def _kind(value) -> str:
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
-# ---------------------------------------------------------------- exercise 2
+# ---------------------------------------------------------------- exercise 1
 
 class _Model(nn.Module):
-    """Notebook 03's section-3 `Model`: lin -> relu -> lin, returning the MSE loss."""
+    """Notebook 03's section-4 `Model`: lin -> relu -> lin, returning the MSE loss."""
 
     def __init__(self, n_in: int, nh: int):
         super().__init__()
@@ -206,34 +91,37 @@ ACCUMULATE_CASES = (  # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows
 
 @exercise_check
 def check_accumulate_grads(accumulate_grads) -> None:
-    """Exercise 2: clear the old gradients, then one `backward` per chunk.
+    """Exercise 1: clear the old gradients, then one `backward` per chunk.
 
     Requires, on three nets and batches (3, 4 and 6 chunks), each net arriving
     with a previous step's gradients in `.grad`: exactly one `backward` per
     chunk, each carrying that chunk's share (its mean loss divided by
     `n_chunks`, or all of them scaled alike; seen by a hook on the first
-    weight); in the end every `.grad` is the full-batch gradient; the
-    weights, their `requires_grad`, `inp` and `targ` are as they were.
-    Leaves free: how the gradients are cleared
+    weight); in the end every `.grad` is the full-batch gradient; the model
+    as it was (`expect_model_unchanged`: the same parameters, values and
+    `requires_grad`, no hook left on a parameter or module, no attribute
+    added), `inp` and `targ` too. Leaves free: how the gradients are cleared
     (`zero_grad()`, with or without `set_to_none`, or by hand), the order of
     the chunks, how the share is scaled (dividing the loss, `backward`'s
     `gradient` argument, or dividing the summed `.grad` at the end), extra
     prints.
     """
+    earlier: list[int] = []
     for seed, rows, n_in, nh, n_chunks in ACCUMULATE_CASES:
-        _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks)
+        _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks, earlier)
+        earlier.append(n_chunks)
     passed("each backward added one chunk's share; every .grad is the full-batch "
            "gradient")
 
 
 def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh: int,
-                           n_chunks: int) -> None:
+                           n_chunks: int, earlier: list[int]) -> None:
     case = f"with n_chunks={n_chunks} ({rows} rows)"
     inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
     stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
     net = _net(n_in, nh, seed, stale)
     old = _grads(net)
-    weights = {name: p.detach().clone() for name, p in net.named_parameters()}
+    model_before = snapshot_model(net)  # before the check's own hooks
     full = _grads(_net(n_in, nh, seed), inp, targ)
     chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
     shares = [_grads(_net(n_in, nh, seed), x, y, 1 / n_chunks) for x, y in chunks]
@@ -250,16 +138,27 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
         call_answer(accumulate_grads, net, inp, targ, n_chunks, what="your accumulate_grads",
                     hint="accumulate_grads(net, inp, targ, n_chunks) is called with a "
                          "model whose net(x, y) returns the loss of rows x against "
-                         "targets y")
+                         "targets y",
+                    errors={"backward_twice": (
+                        "backward ran twice through one graph, whose saved values the "
+                        "first backward had freed (notebook 03 §3): compute each chunk's loss, "
+                        "net(x, y), inside the loop")})
     finally:
         for hook in hooks:
             hook.remove()
     expect_unchanged(before, "your accumulate_grads")
-    _expect_same_net(net, weights)
+    expect_model_unchanged(model_before, net, "your accumulate_grads")
     if len(seen) != n_chunks:
+        why = ""
+        if len(seen) == rows // n_chunks and len(seen) > 1:
+            why = (f"\ninp.split({n_chunks}) makes chunks of {n_chunks} rows; "
+                   f"inp.chunk({n_chunks}) makes {n_chunks} chunks")
+        elif len(seen) in earlier:
+            why = (f"\n{len(seen)} chunks is what an earlier call asked for: did you "
+                   "write a fixed number? Split with inp.chunk(n_chunks)")
         raise CheckFailed(
             f"{case} expected one backward per chunk, but backward reached the "
-            f"weights {len(seen)} time(s)")
+            f"weights {len(seen)} time(s){why}")
     missing = [name for name, p in net.named_parameters() if p.grad is None]
     if missing and not filled:
         raise CheckFailed(
@@ -272,6 +171,10 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
             "None: did you clear the gradients after the backward calls instead of "
             "before them?")
     times_n = {k: n_chunks * full[k] for k in full}
+    divided_each_time = {k: torch.zeros_like(v) for k, v in full.items()}
+    for share in shares:  # .grad /= n_chunks after each chunk's unscaled backward
+        divided_each_time = {k: (v + n_chunks * share[k]) / n_chunks
+                             for k, v in divided_each_time.items()}
     expect_close(_grads(net), full, f"{case} the accumulated .grad is not the full-batch "
                                     "gradient", mistakes={
         "the old gradient stayed in .grad: clear the gradients once "
@@ -284,19 +187,14 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
         "left); clear them once, before the loop": shares[-1],
         "you cleared the gradients after the backward calls, not before them": {
             k: torch.zeros_like(v) for k, v in full.items()},
+        "you divided the .grad by n_chunks after every chunk, which shrinks the "
+        "earlier shares again and again; divide each chunk's loss instead": divided_each_time,
+        "you divided each chunk's loss by its number of rows; it is a mean over them "
+        "already, divide it by n_chunks": {
+            k: n_chunks * full[k] / (rows // n_chunks) for k in full},
     })
     _expect_one_share_per_backward(seen, [s["lin1.weight"] for s in shares],
                                    full["lin1.weight"] / n_chunks, case)
-
-
-def _expect_same_net(net: nn.Module, weights: dict) -> None:
-    for name, p in net.named_parameters():
-        if not p.requires_grad:
-            raise CheckFailed(f"your accumulate_grads switched off requires_grad of "
-                              f"{name}; leave it on, the next step needs it")
-        if not torch.equal(p.detach(), weights[name]):
-            raise CheckFailed(f"your accumulate_grads changed {name}: it should only "
-                              "compute gradients and leave the weights to the optimizer")
 
 
 def _factor(g: torch.Tensor, share: torch.Tensor) -> float | None:
@@ -332,7 +230,7 @@ def _expect_one_share_per_backward(seen: list, shares: list, whole: torch.Tensor
                 "each backward should carry one chunk, and every chunk once")
 
 
-# ---------------------------------------------------------------- exercise 3
+# ---------------------------------------------------------------- exercise 2
 
 SEQUENTIAL_CASES = (  # (seed, n_in, nh): not square, then square (a transpose hides),
     (4, 5, 7),          # then the first shapes again, with other values (no cached model)
@@ -340,6 +238,7 @@ SEQUENTIAL_CASES = (  # (seed, n_in, nh): not square, then square (a transpose h
     (8, 6, 6),
     (9, 5, 7),
 )
+NOTEBOOK_SIZES = (8, 16)  # n_in, nh of the notebook: what a hard-coded answer assumes
 
 
 def _weights(n_in: int, nh: int, seed: int) -> dict[str, torch.Tensor]:
@@ -356,7 +255,7 @@ def _forward(inp: torch.Tensor, w1, b1, w2, b2) -> torch.Tensor:
 
 @exercise_check
 def check_sequential(make_sequential) -> None:
-    """Exercise 3: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout.
+    """Exercise 2: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout.
 
     Requires, for four sets of weights (5 -> 7, 3 -> 9, 6 -> 6, then 5 -> 7
     again with other values; biases not zero): a new `nn.Sequential` on each
@@ -367,13 +266,33 @@ def check_sequential(make_sequential) -> None:
     and `requires_grad`, when the model is built and after an SGD step on it.
     Leaves free: how the weights get in (`copy_` under `no_grad`, new
     `nn.Parameter`s of copies, `load_state_dict`), layer names, `nn.ReLU` or
-    `nn.ReLU(inplace=True)`, extra prints.
+    `nn.ReLU(inplace=True)`, extra prints. When the first case fails, the
+    answer is tried at the notebook's sizes (8 -> 16): sizes hard-coded to the
+    notebook are named as such, before any other diagnosis.
     """
-    built = []
+    built: list = []
     for seed, n_in, nh in SEQUENTIAL_CASES:
-        built.append(_check_sequential_case(make_sequential, seed, n_in, nh, built))
+        try:
+            built.append(_check_sequential_case(make_sequential, seed, n_in, nh, built))
+        except CheckFailed as e:
+            if built or not _works_at_notebook_sizes(make_sequential):
+                raise
+            raise CheckFailed(
+                f"your make_sequential works for w1 of shape {NOTEBOOK_SIZES}, the "
+                f"notebook's, but not for w1 of shape {(n_in, nh)}\nAre the sizes "
+                "written in? Take them from the weights: (n_in, nh), n_out = w1.shape, "
+                "w2.shape[1]", e.learner_frames) from None
     passed("your nn.Sequential computes our network, with gradients to match, and "
            "owns its weights")
+
+
+def _works_at_notebook_sizes(make_sequential) -> bool:
+    """True when the answer passes a case of the notebook's own sizes."""
+    try:
+        _check_sequential_case(make_sequential, 0, *NOTEBOOK_SIZES, [])
+    except CheckFailed:
+        return False
+    return True
 
 
 def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int,
@@ -388,10 +307,18 @@ def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int,
                                "shaped (n_in, nh); nn.Linear stores its weight as "
                                "(out, in)")
     except CheckFailed as e:
-        if "leaf Variable that requires grad" in str(e.__cause__):
+        cause = str(e.__cause__)
+        if "leaf Variable that requires grad" in cause:
             raise CheckFailed(f"{e}\nA parameter requires grad, and autograd refuses "
                               "in-place writes into it unless they run under "
                               "torch.no_grad()", e.learner_frames) from None
+        if isinstance(e.__cause__, RuntimeError) and any(
+                text in cause for text in ("must match the size", "size mismatch",
+                                           "match the broadcast shape")):
+            raise CheckFailed(
+                f"{e}\nnn.Linear stores its weight as (out, in): nn.Linear(n_in, nh) holds "
+                f"w1.t(), ({nh}, {n_in}), and nn.Linear(nh, n_out) holds w2.t(), (1, {nh})",
+                e.learner_frames) from None
         raise
     expect_unchanged(before, "building the model")
     if any(t.requires_grad for t in ws.values()):
@@ -455,3 +382,129 @@ def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int,
                           "model shares their memory; copy them into its own "
                           "parameters (copy_ under torch.no_grad())")
     return seq
+
+
+# ---------------------------------------------------------------- exercise 3
+
+TANH_CASES = (  # (seed, shape, dtype): a matrix, a vector in float32, a 3-d tensor
+    (3, (6, 4), torch.float64),
+    (4, (7,), torch.float32),
+    (5, (2, 3, 4), torch.float64),
+)
+
+
+@exercise_check
+def check_tanh_fn(TanhFn) -> None:
+    """Exercise 3: `TanhFn`, a `torch.autograd.Function` for tanh.
+
+    Requires, on three tensors (shapes (6, 4), (7,) and (2, 3, 4), float64 and
+    float32, values in both tanh tails): `TanhFn.apply(x)` returns
+    `torch.tanh(x)` and leaves `x` (values and `requires_grad`) as it was; a
+    `backward` through it gives `x.grad == out_g * (1 - tanh(x)**2)` for an
+    upstream gradient `out_g` that is not all ones, and leaves the forward's
+    output unchanged; two calls then one backward,
+    `(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward()`, give
+    each input its own gradient (what a call saves belongs to that call: its
+    `ctx`, not the class); `gradcheck` passes. Leaves free: what is saved (the
+    output, or the input and tanh recomputed) and how (`save_for_backward`, a
+    `setup_context`), how the derivative is written, the dtype the backward
+    computes in, extra prints.
+    """
+    if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
+        raise CheckFailed("TanhFn should be a class derived from "
+                          f"torch.autograd.Function, but it is {_kind(TanhFn)}")
+    for seed, shape, dtype in TANH_CASES:
+        _check_tanh_case(TanhFn, seed, shape, dtype)
+    _check_tanh_two_calls(TanhFn)
+    x = torch.randn(2, 3, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    ok = call_answer(lambda: torch.autograd.gradcheck(
+        TanhFn.apply, (x.requires_grad_(),), raise_exception=False),
+        what="gradcheck on your TanhFn")
+    if not ok:
+        raise CheckFailed("gradcheck disagrees with your backward on a float64 tensor")
+    passed("TanhFn matches torch.tanh and its gradient on 3 tensors, and passes gradcheck")
+
+
+def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> None:
+    g = torch.Generator().manual_seed(seed)
+    x = (2 * torch.randn(shape, generator=g, dtype=dtype)).requires_grad_()
+    upstream = torch.randn(shape, generator=g, dtype=dtype)  # dL/d(out)
+    case = f"on a {dtype} tensor of shape {shape}"
+    before = snapshot(x=x)
+    out = call_answer(TanhFn.apply, x, what="TanhFn.apply(x), your forward,",
+                      hint="TanhFn.apply(x) calls forward(x) when TanhFn has a "
+                           "setup_context, forward(ctx, x) when it has none")
+    expect_unchanged(before, "your forward")
+    if not x.requires_grad:
+        raise CheckFailed("your forward switched off x.requires_grad; it should "
+                          "only read x")
+    expect_tensor(out, f"what TanhFn.apply(x) returned {case}", shape)
+    if out.dtype != x.dtype:
+        raise CheckFailed(f"TanhFn.apply(x) returned {out.dtype} for a {dtype} x; tanh keeps "
+                          "its input's dtype: compute torch.tanh(inp) as it is")
+    tanh = torch.tanh(before["x"][1])
+    expect_close({"out": out}, {"out": tanh},
+                 f"{case} your forward should return torch.tanh(inp)")
+    if not out.requires_grad:
+        raise CheckFailed("TanhFn.apply(x) returned a tensor that does not require "
+                          "grad, so no backward can reach your backward: return "
+                          "the result of forward as it is")
+    after_forward = snapshot(out=out)
+    saved = len(getattr(out.grad_fn, "saved_tensors", ()))
+    try:
+        call_answer(lambda: (out * upstream).sum().backward(), what="your backward",
+                    hint="backward(ctx, out_g) receives the gradient of the output and "
+                         "returns the gradient of inp")
+    except CheckFailed as e:
+        if saved == 0 and isinstance(e.__cause__, (ValueError, IndexError)):
+            raise CheckFailed(f"{e}\nNothing was saved, so ctx.saved_tensors is empty "
+                              "in backward: save the output with ctx.save_for_backward "
+                              "in setup_context (or in forward)", e.learner_frames) from None
+        raise
+    expect_unchanged(after_forward, "your backward")
+    if x.grad is None:
+        raise CheckFailed("your backward returned None: return the gradient of inp")
+    up = upstream.double()
+    t = tanh.double()
+    expect_close(
+        {"inp": x.grad}, {"inp": up * (1 - t**2)},
+        f"{case} your backward should return out_g * (1 - out**2): the gradient it "
+        "receives times tanh's derivative",
+        mistakes={
+            "you left out out_g, the gradient backward receives": {"inp": 1 - t**2},
+            "you wrote the derivative with the input, 1 - inp**2": {
+                "inp": up * (1 - before["x"][1].double() ** 2)},
+            "you returned out_g without tanh's derivative": {"inp": up},
+            "you used the sigmoid's derivative, out * (1 - out)": {
+                "inp": up * t * (1 - t)},
+        })
+
+
+def _check_tanh_two_calls(TanhFn) -> None:
+    """Two applies, then one backward: each call's backward must use its own saved tensors."""
+    g = torch.Generator().manual_seed(7)
+    a, b = ((2 * torch.randn(3, 5, generator=g, dtype=torch.float64)).requires_grad_()
+            for _ in range(2))
+    ua, ub = (torch.randn(3, 5, generator=g, dtype=torch.float64) for _ in range(2))
+    call_answer(lambda: (TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward(),
+                what="two calls of TanhFn.apply, then one backward,",
+                hint="(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward(): each "
+                     "call's backward receives that call's out_g")
+    ta, tb = torch.tanh(a.detach()), torch.tanh(b.detach())
+    ours = {"a": a.grad, "b": b.grad}
+    if any(v is None for v in ours.values()):
+        raise CheckFailed("after two calls of TanhFn.apply and one backward, a.grad or b.grad "
+                          "is None: your backward should return the gradient of inp")
+    ref = {"a": ua * (1 - ta**2), "b": ub * (1 - tb**2)}
+    swapped = {"a": ua * (1 - tb**2), "b": ub * (1 - ta**2)}
+    crossed = [n for n in ours if _is_close(ours[n], swapped[n])
+               and not _is_close(ours[n], ref[n])]
+    if crossed:
+        raise CheckFailed(
+            f"after TanhFn.apply(a) and TanhFn.apply(b), then one backward, {crossed[0]}.grad "
+            "was computed with the other call's output: your backward used another call's "
+            "saved output. Keep what backward needs in ctx (ctx.save_for_backward(out)), "
+            "which belongs to one call, not on the class or in a global")
+    expect_close(ours, ref, "after TanhFn.apply(a) and TanhFn.apply(b), then one backward, "
+                 "each input's gradient should be out_g * (1 - tanh(inp)**2) with its own "
+                 "call's out_g and output")
