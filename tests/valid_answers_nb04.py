@@ -86,6 +86,34 @@ def share(model, x, targ, k, i):
     return torch.autograd.grad(((out - targ.float()) ** 2).sum(), W)[0]
 check_share(share)
 """),
+    ("check_share", "a forward hook for each use's input and output, removed after", """
+def share(model, x, targ, k, i):
+    mid = model.middle_linear
+    calls = []
+    handle = mid.register_forward_hook(lambda m, args, out: calls.append((args[0], out)))
+    h = model.input_linear(x).clamp(min=0)
+    for _ in range(k):
+        h = mid(h).clamp(min=0)
+    handle.remove()
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    a, z = calls[i - 1]
+    (dz,) = torch.autograd.grad(loss, z)
+    return dz.T @ a
+check_share(share)
+"""),
+    ("check_share", "W.data for the other uses, and the bias detached there too", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        if use == i:
+            h = torch.relu(h @ W.T + b)
+        else:
+            h = torch.relu(h @ W.data.T + b.detach())
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    return torch.autograd.grad(loss, W, create_graph=True)[0]
+check_share(share)
+"""),
     ("check_w2", "one expression", """
 def predict_w2(W0, g0, lr, momentum, set_to_none):
     return W0 - lr * g0 * (1 if set_to_none else 1 + momentum)
@@ -111,6 +139,17 @@ def predict_w2(W0, g0, lr, momentum, set_to_none):
         return W1
     v1 = momentum * v0 + torch.zeros_like(v0)
     return W1 - lr * v1
+check_w2(predict_w2)
+"""),
+    ("check_w2", "a real SGD optimizer on a copy of W0", """
+def predict_w2(W0, g0, lr, momentum, set_to_none):
+    p = W0.clone().requires_grad_()
+    opt = torch.optim.SGD([p], lr=lr, momentum=momentum)
+    p.grad = g0.clone()
+    opt.step()
+    opt.zero_grad(set_to_none=set_to_none)
+    opt.step()
+    return p.detach()
 check_w2(predict_w2)
 """),
 ]

@@ -99,26 +99,105 @@ check_share(share)
 """, r"shaped like middle_linear.weight\) has shape \(\), expected \(6, 6\)"),
     ("check_share", "no return", SHARE.format(**{**RIGHT, "ret": "torch.autograd.grad(loss, W)"}),
      r"should be a tensor, but it is None"),
+    ("check_share", "a forward hook on the layer, never removed", """
+def share(model, x, targ, k, i):
+    mid = model.middle_linear
+    calls = []
+    mid.register_forward_hook(lambda m, args, out: calls.append((args[0], out)))
+    h = model.input_linear(x).clamp(min=0)
+    for _ in range(k):
+        h = mid(h).clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    a, z = calls[i - 1]
+    (dz,) = torch.autograd.grad(loss, z)
+    return dz.T @ a
+check_share(share)
+""", r"k=3, i=1\) left a hook on middle_linear: remove each hook you register"),
+    ("check_share", "a new leaf put in the model in place of W", """
+def share(model, x, targ, k, i):
+    mid = model.middle_linear
+    W = mid.weight = nn.Parameter(mid.weight.detach().clone())
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        h = (h @ (W if use == i else W.detach()).T + mid.bias).clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    return torch.autograd.grad(loss, W)[0]
+check_share(share)
+""", r"k=3, i=1\) replaced middle_linear.weight with another tensor"),
+    ("check_share", "zero_grad() first, then autograd.grad",
+     SHARE.format(**{**RIGHT,
+                     "ret": "model.zero_grad()\n    return torch.autograd.grad(loss, W)[0]"}),
+     r"k=3, i=1\) set to None input_linear.weight.grad, which held an earlier backward's "
+     r"gradient.*needs no zero_grad\(\)"),
+    ("check_share", "torch.no_grad() for the other uses", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        if use == i:
+            h = (h @ W.T + b).clamp(min=0)
+        else:
+            with torch.no_grad():
+                h = (h @ W.T + b).clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    return torch.autograd.grad(loss, W)[0]
+check_share(share)
+""", r"k=3, i=1\) raised RuntimeError: .*not have been used in the graph.*\nNo path led from the "
+     r"loss back to W: either W was held fixed in every use, use 1 too, or the graph was cut"),
+    ("check_share", "every use detached, use i too",
+     SHARE.format(**{**RIGHT, "pick": "W.detach()"}),
+     r"k=3, i=1\) raised RuntimeError: .*\nNo path led from the loss back to W: either W was "
+     r"held fixed in every use"),
+    ("check_share", "autograd.grad called, then W.grad returned",
+     SHARE.format(**{**RIGHT, "ret": "torch.autograd.grad(loss, W)\n    return W.grad"}),
+     r"k=3, i=1\) is the .grad middle_linear.weight held before your call, from an earlier "
+     r"backward"),
+    ("check_share", "the notebook's size, 100, hard-coded", """
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    h = model.input_linear(x).clamp(min=0)
+    for use in range(1, k + 1):
+        Wu = W if use == i else W.detach()
+        h = (h @ Wu.T.reshape(100, 100) + b).clamp(min=0)
+    loss = ((model.output_linear(h) - targ) ** 2).sum()
+    return torch.autograd.grad(loss, W)[0]
+check_share(share)
+""", r"raised RuntimeError: shape '\[100, 100\]' is invalid for input of size 36\n"
+     r"The check's DynamicNets are small \(6 hidden units, not the notebook's 100\)"),
+    ("check_w2", "the buffer updated in step 0 too: v0 = momentum * g0 + g0",
+     W2.format(answer="W0 - lr * (1 + momentum) * g0 if set_to_none "
+                      "else W0 - lr * (1 + momentum) ** 2 * g0"),
+     r"set_to_none=True\) is W0 - 1.9 \* lr \* g0;.*\n.*or step 0 moved it by more than lr \* v0"),
+    ("check_w2", "the two branches swapped",
+     W2.format(answer="W1 - lr * momentum * g0 if set_to_none else W1"),
+     r"set_to_none=True\) is W0 - 1.9 \* lr \* g0;[\s\S]*either step 1 moved it on momentum"),
+    ("check_w2", "dampened: the buffer starts as (1 - momentum) * g0",
+     W2.format(answer="W0 - lr * (1 - momentum) * g0"),
+     r"set_to_none=True\) is W0 - 0.1 \* lr \* g0; torch.optim.SGD gives W0 - lr \* g0$"),
     ("check_w2", "a zero gradient does not move the weight", W2.format(answer="W1"),
-     r"with set_to_none=False its .grad is a zero tensor, an ordinary gradient"),
+     r"is W0 - lr \* g0; torch.optim.SGD gives W0 - 1.9 \* lr \* g0\nThat is W1, as if step 1 "
+     r"skipped the weight; with set_to_none=False its .grad is a zero tensor"),
     ("check_w2", "a None gradient still moves it through momentum",
      W2.format(answer="W1 - lr * momentum * g0"),
-     r"with set_to_none=True its .grad is None at depth 0, and SGD skips"),
+     r"set_to_none=True\) is W0 - 1.9 \* lr \* g0; .*\nThat is lr \* g0 plus 0.9 \* lr \* g0: "
+     r"either step 1 moved it on momentum.*or step 0 moved it by more than lr \* v0"),
     ("check_w2", "momentum buffer not decayed in step 1",
      W2.format(answer="W1 if set_to_none else W1 - lr * g0"),
-     r"the buffer decays first: v1 = momentum \* v0 \+ 0"),
+     r"is W0 - 2 \* lr \* g0;.*\nStep 1 moved it by lr \* g0 again: as if the buffer had not "
+     r"decayed, or as if g0 were step 1's gradient"),
     ("check_w2", "g0 used again in step 1",
      W2.format(answer="W1 if set_to_none else W1 - lr * (momentum * g0 + g0)"),
-     r"used g0 again in step 1; at depth 0 the weight's gradient is a tensor of zeros"),
+     r"is W0 - 2.9 \* lr \* g0;.*\nStep 1 moved it by lr \* \(momentum \* g0 \+ g0\): as if g0 "
+     r"were step 1's gradient again"),
     ("check_w2", "step 0 forgotten",
      W2.format(answer="W0 if set_to_none else W0 - lr * momentum * g0"),
-     r"is W0: step 0, at depth 2, does move the weight"),
+     r"set_to_none=True\) is W0; torch.optim.SGD gives W0 - lr \* g0\nThe weight did not move"),
     ("check_w2", "momentum applied in step 0 already",
      W2.format(answer="W0 - lr * momentum * g0 if set_to_none else W0 - lr * momentum * g0 * 1.9"),
-     r"step 0 starts the buffer as v0 = g0"),
+     r"set_to_none=True\) is W0 - 0.9 \* lr \* g0; torch.optim.SGD gives W0 - lr \* g0$"),
     ("check_w2", "a step up the gradient",
      W2.format(answer="W0 + lr * g0 if set_to_none else W0 + lr * (1 + momentum) * g0"),
-     r"is wrong; step 0 starts the buffer as v0 = g0"),
+     r"is W0 \+ lr \* g0; .*\nThe weight moved up the gradient"),
     ("check_w2", "W0 updated in place", """
 def predict_w2(W0, g0, lr, momentum, set_to_none):
     W0 -= lr * g0

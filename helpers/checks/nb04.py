@@ -7,6 +7,8 @@ milliseconds and never reads a notebook global.
 
 from __future__ import annotations
 
+import re
+
 import torch
 from torch import nn
 from torch.overrides import TorchFunctionMode
@@ -16,14 +18,17 @@ from helpers.checks import (
     call_answer,
     exercise_check,
     expect_close,
+    expect_model_unchanged,
     expect_tensor,
     expect_unchanged,
     passed,
     snapshot,
+    snapshot_model,
 )
 from helpers.compare import compare
 
-__all__ = ["check_share", "check_w2"]
+# What an answer may use after a kernel restart, with the check: torch, nn.
+__all__ = ["check_share", "check_w2", "nn", "torch"]
 
 
 class DynamicNet(nn.Module):
@@ -106,30 +111,48 @@ def _model_state(model) -> dict:
                    p.requires_grad) for name, p in model.named_parameters()}
 
 
-def _expect_model_unchanged(model, before: dict, who: str) -> None:
-    for name, (value, grad, requires_grad) in before.items():
-        p = dict(model.named_parameters())[name]
-        if p.requires_grad != requires_grad:
+def _expect_model_unchanged(model, before: dict, made_of: dict, who: str) -> None:
+    """The model as `_model_state` and `snapshot_model` saw it: parameters with their
+    values, `.grad` and `requires_grad`; the same layers and tensors; no hook left."""
+    params = dict(model.named_parameters())
+    for name, (_, _, requires_grad) in before.items():
+        if name in params and params[name].requires_grad != requires_grad:
             raise CheckFailed(f"{who} switched requires_grad of {name}; it should only read "
                               f"the model (detach a copy of the weight instead)")
+    expect_model_unchanged(made_of, model, who, values=False)
+    for name, (value, grad, _) in before.items():
+        p = params[name]
         if not torch.equal(p.detach(), value):
             raise CheckFailed(f"{who} changed the values of {name}; it should only read "
                               f"the model")
         same_grad = (p.grad is None and grad is None) or (
             p.grad is not None and grad is not None and torch.equal(p.grad, grad))
-        if not same_grad:
+        if same_grad:
+            continue
+        if grad is not None and (p.grad is None or not p.grad.any()):
+            cleared = "set to None" if p.grad is None else "zeroed"
             raise CheckFailed(
-                f"{who} changed {name}.grad: a backward() adds into the model's .grad. "
-                f"Leave the model as it was: torch.autograd.grad(loss, W) returns the "
-                f"gradient without touching any .grad")
+                f"{who} {cleared} {name}.grad, which held an earlier backward's gradient. "
+                f"Leave the model as it was: torch.autograd.grad(loss, W) needs no "
+                f"zero_grad() and touches no .grad")
+        raise CheckFailed(
+            f"{who} changed {name}.grad: a backward() adds into the model's .grad. "
+            f"Leave the model as it was: torch.autograd.grad(loss, W) returns the "
+            f"gradient without touching any .grad")
 
 
 def _diagnose_share(got, ref, i, k, n_out, old_grad, what, low) -> None:
     """Raise the sentence for a recognised mistake, or the comparison table."""
     share, full = ref[i - 1], sum(ref)
     if not got.abs().max() > 0:
-        raise CheckFailed(f"{what} is all zeros: no gradient reached W, so W was held fixed "
-                          f"in every use, use {i} too")
+        raise CheckFailed(f"{what} is all zeros: no gradient reached W. Either W was held "
+                          f"fixed in every use, use {i} too, or the graph was cut on the way "
+                          f"(torch.no_grad(), a detached h)")
+    if _close(got, old_grad, low):
+        raise CheckFailed(
+            f"{what} is the .grad middle_linear.weight held before your call, from an "
+            f"earlier backward: torch.autograd.grad returns the new gradient ([0] of its "
+            f"tuple) and writes no .grad")
     if _close(got, share + old_grad, low):
         raise CheckFailed(
             f"{what} is use {i}'s share plus the .grad middle_linear.weight already held: "
@@ -161,11 +184,19 @@ def _diagnose_share(got, ref, i, k, n_out, old_grad, what, low) -> None:
 def _call_share(share, model, x, targ, k, i):
     """(what, the answer's share, the least precise float dtype it computed in)."""
     what = f"your share(model, x, targ, k={k}, i={i})"
-    with _LowestPrecision() as seen:
-        got = call_answer(share, model, x, targ, k, i, what=what,
-                          hint="it is called with the check's small DynamicNet, its input, "
-                               "its targets, the depth k, and a use number i from 1 to k")
     h = model.middle_linear.weight.shape[0]
+    try:
+        with _LowestPrecision() as seen:
+            got = call_answer(share, model, x, targ, k, i, what=what,
+                              hint="it is called with the check's small DynamicNet, its "
+                                   "input, its targets, the depth k, and a use number i "
+                                   "from 1 to k")
+    except CheckFailed as e:   # the notebook's H = 100 written into the answer
+        if "\n" not in str(e) and re.search(r"\b(100|1000)\b", str(e)):
+            raise CheckFailed(f"{e}\nThe check's DynamicNets are small ({h} hidden units, "
+                              f"not the notebook's 100): take every size from the model "
+                              f"or its tensors", e.learner_frames) from None
+        raise
     got = expect_tensor(got, f"{what} (use {i}'s share of dL/dW, shaped like "
                              f"middle_linear.weight)", (h, h))
     if not got.is_floating_point():
@@ -183,9 +214,10 @@ def check_share(share) -> None:
     forward pass), the gradient of the summed squared error with respect to
     ``middle_linear.weight`` when only use i depends on it, as a tensor shaped
     like the weight; and the model (weights, their ``.grad`` and
-    ``requires_grad``), ``x`` and ``targ`` left as they were. The model handed
-    to it holds a ``.grad`` from an earlier backward on other data at another
-    depth, as during training, so that a ``.grad`` overwritten shows.
+    ``requires_grad``, its layers, hooks and attributes), ``x`` and ``targ``
+    left as they were. The model handed to it holds a ``.grad`` from an
+    earlier backward on other data at another depth, as during training, so
+    that a ``.grad`` overwritten shows.
     Cases: one model shape at depths 1 to 3, another at depths 2 and 3, every use, and a deep model
     (depth 260), whose use numbers go above Python's cached small ints.
     Leaves free: how the other uses are held fixed (``W.detach()``, a copy),
@@ -203,13 +235,14 @@ def check_share(share) -> None:
             old_grad = model.middle_linear.weight.grad.clone()
             ref = _untied_shares(model, x, targ, k)
             before, data = _model_state(model), snapshot(x=x, targ=targ)
+            made_of = snapshot_model(model)
             for i in uses or range(1, k + 1):
                 what, got, low = _call_share_deep(share, model, x, targ, k, i,
                                                   uses is not None)
                 expect_unchanged(data, what)
                 if not _close(got, ref[i - 1], low):
                     _diagnose_share(got, ref, i, k, targ.numel(), old_grad, what, low)
-                _expect_model_unchanged(model, before, what)
+                _expect_model_unchanged(model, before, made_of, what)
     passed("every use's share matches its untied copy, and the model is left as it was")
 
 
@@ -224,6 +257,12 @@ def _call_share_deep(share, model, x, targ, k, i, deep):
                 f"{i} too, though it was right at depths 1 to 3. Do you compare use numbers "
                 f"with `is`? Two equal ints above 256 are different objects in Python: "
                 f"compare numbers with ==", e.learner_frames) from None
+        if "not have been used in the graph" in str(e) and "\n" not in str(e):
+            raise CheckFailed(
+                f"{e}\nNo path led from the loss back to W: either W was held fixed in every "
+                f"use, use {i} too, or the graph was cut on the way (torch.no_grad(), a "
+                f"detached h); W.detach() in the other uses keeps h in the graph",
+                e.learner_frames) from None
         raise
     if deep and not got.abs().max() > 0:
         raise CheckFailed(
@@ -252,28 +291,61 @@ def _two_steps(shape, lr: float, momentum: float, set_to_none: bool):
     return w0, g0, w.detach().clone()
 
 
+def _moves(got, w0, g0, lr) -> float | None:
+    """c, rounded to 3 digits, when `got` is W0 - c * lr * g0 (within rounding); else None."""
+    step = lr * g0
+    c = ((w0 - got) * step).sum() / (step ** 2).sum()
+    if not torch.isfinite(c):
+        return None
+    c = float(f"{c.item():.3g}")
+    return c if _close(got, w0 - c * step) else None
+
+
+def _as_move(c: float) -> str:
+    """'W0 - 1.9 * lr * g0', written the way the exercise's formulas are."""
+    if abs(c) < 1e-9:
+        return "W0"
+    size = "" if abs(abs(c) - 1) < 1e-9 else f"{abs(c):.3g} * "
+    return f"W0 {'-' if c > 0 else '+'} {size}lr * g0"
+
+
 def _diagnose_w2(got, w0, g0, w2, lr, momentum, set_to_none, what) -> None:
-    w1 = w0 - lr * g0
-    if _close(got, w0):
-        raise CheckFailed(f"{what} is W0: step 0, at depth 2, does move the weight")
-    if set_to_none and _close(got, w1 - lr * momentum * g0):
-        raise CheckFailed(
-            f"{what} moved the weight in step 1, but with set_to_none=True its .grad is "
-            f"None at depth 0, and SGD skips a parameter without a gradient: W2 = W1")
-    if not set_to_none and _close(got, w1):
-        raise CheckFailed(
-            f"{what} left the weight at W1, but with set_to_none=False its .grad is a zero "
-            f"tensor, an ordinary gradient: the buffer becomes momentum * v0 + 0, and the "
-            f"weight moves by lr times that")
-    if not set_to_none and _close(got, w1 - lr * g0):
-        raise CheckFailed(f"{what} moved by lr * v0 again; the buffer decays first: "
-                          f"v1 = momentum * v0 + 0")
-    if not set_to_none and _close(got, w1 - lr * (1 + momentum) * g0):
-        raise CheckFailed(f"{what} used g0 again in step 1; at depth 0 the weight's "
-                          f"gradient is a tensor of zeros: v1 = momentum * v0 + 0")
-    expect_close({"W2": got}, {"W2": w2},
-                 f"{what} is wrong; step 0 starts the buffer as v0 = g0 and moves "
-                 f"W1 = W0 - lr * v0; then ask what step 1 does with its .grad")
+    """Say what the answer's W2 is, as a move along g0, and name every mistake that gives it.
+
+    The check tries set_to_none=True before False on each setting, so a False case
+    is only reached with an answer whose True case (step 0 alone) was right.
+    """
+    c, right = _moves(got, w0, g0, lr), (1.0 if set_to_none else 1 + momentum)
+    if c is None:
+        expect_close({"W2": got}, {"W2": w2},
+                     f"{what} is not a move of W0 along g0, as SGD's steps are")
+        return
+    said = f"{what} is {_as_move(c)}; torch.optim.SGD gives {_as_move(right)}"
+    mu = f"{momentum:g}"
+
+    def near(x: float) -> bool:
+        return abs(c - x) < 1e-6
+
+    if near(0):
+        why = "the weight did not move, but step 0, at depth 2, moves it by lr * v0 = lr * g0"
+    elif near(-right):
+        why = "the weight moved up the gradient: SGD moves it by -lr * v, against it"
+    elif set_to_none and near(1 + momentum):
+        why = (f"that is lr * g0 plus {mu} * lr * g0: either step 1 moved it on momentum, "
+               f"but with set_to_none=True its .grad is None at depth 0 and SGD skips it; "
+               f"or step 0 moved it by more than lr * v0, with v0 = g0")
+    elif not set_to_none and near(1):
+        why = ("that is W1, as if step 1 skipped the weight; with set_to_none=False its "
+               ".grad is a zero tensor, and the buffer momentum * v0 + 0 still moves it")
+    elif not set_to_none and near(2):
+        why = ("step 1 moved it by lr * g0 again: as if the buffer had not decayed, or as if "
+               "g0 were step 1's gradient; at depth 0 it is zeros: v1 = momentum * v0 + 0")
+    elif not set_to_none and near(2 + momentum):
+        why = ("step 1 moved it by lr * (momentum * g0 + g0): as if g0 were step 1's "
+               "gradient again; at depth 0 it is zeros: v1 = momentum * v0 + 0")
+    else:
+        raise CheckFailed(said)
+    raise CheckFailed(f"{said}\n{why[0].upper()}{why[1:]}")
 
 
 @exercise_check
