@@ -13,20 +13,23 @@ one incoming edge per use, however often the forward pass used it.
 
 The order in which ``backward`` runs the nodes, as data:
 
-    users = node_users(loss)           # node -> the nodes that send it a gradient
-    ran = node_order(loss)             # loss.backward(), logging each node as it runs
-    check_once_after_users(ran, users) # each ran once, after all its users
+    ran = node_order(loss)   # loss.backward(), logging each node just before it runs
+
+On the CPU, autograd runs a node once all the nodes that send it a gradient
+have run; among the nodes ready, the one with the highest ``_sequence_nr()``
+first (the newest; a leaf's ``AccumulateGrad`` has the largest number there is,
+so it runs as soon as it is ready). `ran` therefore lists the op nodes in
+reverse creation order, which notebook 05 compares with its tape.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import torch
 
-__all__ = ["Edge", "Graph", "Node", "autograd_graph", "check_once_after_users", "node_label",
-           "node_order", "node_users"]
+__all__ = ["Edge", "Graph", "Node", "autograd_graph", "node_order"]
 
 
 @dataclass(frozen=True)
@@ -271,28 +274,6 @@ def _walk(root: object) -> list[object]:
     return order
 
 
-def node_users(loss: torch.Tensor) -> dict[object, list[object]]:
-    """For every node of the graph behind `loss`, the nodes that use it.
-
-    A node's users are the nodes whose ``next_functions`` hold it: in backward,
-    each sends it a share of its gradient. One entry per use, so for ``a + a``
-    the ``AddBackward0`` node is listed twice among the users of ``a``'s
-    ``AccumulateGrad`` node. ``loss.grad_fn`` has no users (an empty list).
-    The graph can be walked before or after ``loss.backward()``.
-
-    Raises:
-        TypeError: `loss` is not a tensor.
-        ValueError: `loss` has no ``grad_fn`` (a leaf, or no gradient tracking).
-    """
-    nodes = _walk(_graph_root(loss, "node_users"))
-    users: dict[object, list[object]] = {fn: [] for fn in nodes}
-    for fn in nodes:
-        for nxt, _ in fn.next_functions:
-            if nxt is not None:
-                users[nxt].append(fn)
-    return users
-
-
 def node_order(loss: torch.Tensor) -> list[object]:
     """Run ``loss.backward()`` and return the nodes of its graph in the order they ran.
 
@@ -330,79 +311,3 @@ def node_order(loss: torch.Tensor) -> list[object]:
         for h in handles:
             h.remove()
     return ran
-
-
-def _is_node(x: object) -> bool:
-    return callable(getattr(x, "name", None)) and hasattr(x, "next_functions")
-
-
-def node_label(node: object, names: Mapping[str, torch.Tensor] | None = None) -> str:
-    """A node's name, as `autograd_graph` labels it.
-
-    An op's backward function gives its name (``"AddBackward0"``); a leaf's
-    ``AccumulateGrad`` node gives the leaf's name in `names` (matched by
-    identity, ``is``), or ``"leaf"``. `names` is checked as in `autograd_graph`.
-
-    Raises:
-        TypeError: `node` is not a backward node (no ``name()`` and
-            ``next_functions``), or `names` is not a mapping of tensors.
-        ValueError: an entry of `names` is not a leaf that requires grad (the
-            message names it).
-    """
-    if not _is_node(node):
-        raise TypeError(
-            f"node_label needs a backward node (a tensor's grad_fn, or one of its "
-            f"next_functions), got {type(node).__name__}"
-        )
-    return _node(0, node, _names_by_id(names)).label
-
-
-def check_once_after_users(
-    ran: Sequence[Hashable],
-    users: Mapping[Hashable, Sequence[Hashable]],
-    names: Mapping[str, torch.Tensor] | None = None,
-) -> None:
-    """Assert that each node in `users` ran exactly once, after all its users.
-
-    The order of a correct backward: a node reads the sum of the shares its
-    users send, so it may run only when all of them have run, and once.
-
-    Args:
-        ran: the nodes in the order they ran, e.g. ``node_order(loss)``; any
-            hashable items work, e.g. the indices of a tape's records.
-        users: ``{node: the nodes that send it a gradient}``, e.g.
-            ``node_users(loss)``; one entry per use is fine.
-        names: ``{name: leaf}`` to name ``AccumulateGrad`` nodes in messages,
-            as in `node_label`.
-
-    Raises:
-        TypeError: `ran` is not a list or tuple, or `users` not a mapping.
-        AssertionError: a node ran twice, never ran, or ran before one of its
-            users; the message names the nodes.
-    """
-    if not isinstance(ran, (list, tuple)):
-        raise TypeError(f"ran must be a list of nodes in the order they ran, got "
-                        f"{type(ran).__name__}")
-    if not isinstance(users, Mapping):
-        raise TypeError(f"users must be a dict of node -> its users, got "
-                        f"{type(users).__name__}")
-    by_id = _names_by_id(names)
-
-    def label(x: object) -> str:
-        return _node(0, x, by_id).label if _is_node(x) else repr(x)
-
-    at: dict[Hashable, int] = {}
-    for i, x in enumerate(ran):
-        if x in at:
-            raise AssertionError(f"{label(x)} ran {ran.count(x)} times; each node should run once")
-        at[x] = i
-    for x, us in users.items():
-        for who in (x, *us):
-            if who not in at:
-                raise AssertionError(f"{label(who)} never ran")
-        for u in us:
-            if at[u] > at[x]:
-                raise AssertionError(
-                    f"{label(x)} ran (step {at[x]}) before its user {label(u)} "
-                    f"(step {at[u]}): it read an incomplete sum of shares"
-                )

@@ -18,7 +18,7 @@ check_relu_shared(ReluShared)
 
 
 def relu_shared(forward="inp.clamp_min(0.)", pop="self.calls.pop()",
-                grad="inp.g = (inp > 0).float() * out.g"):
+                grad="inp.g = torch.where(inp > 0, out.g, 0)"):
     return RELU_SHARED.format(forward=forward, pop=pop, grad=grad)
 
 
@@ -54,7 +54,8 @@ WRONG = [
     # -- exercise 1 ----------------------------------------------------------------------
     ("check_relu_shared", "pops from the front of the list",
      relu_shared(pop="self.calls.pop(0)"),
-     r"first backward set inp.g of the FIRST call: did you pop the latest record\?"),
+     r"the first backward handled the first call, not the latest\n.*list.pop\(\) "
+     r"\(not pop\(0\)\)"),
     ("check_relu_shared", "reads the latest record without popping it",
      relu_shared(pop="self.calls[-1]"),
      r"worked on the latest call again.*pop the latest one in each backward"),
@@ -65,12 +66,12 @@ class ReluShared():
         return self.out
 
     def backward(self):
-        self.inp.g = (self.inp > 0).float() * self.out.g
+        self.inp.g = torch.where(self.inp > 0, self.out.g, 0)
 check_relu_shared(ReluShared)
 """, r"Keep one \(inp, out\) record per call \(a list\)"),
     ("check_relu_shared", "forgot to multiply by out.g",
      relu_shared(grad="inp.g = (inp > 0).float()"),
-     r"inp.g should be \(inp > 0\) \* out.g.*the mask alone"),
+     r"(?s)inp.g should be torch.where\(inp > 0, out.g, 0\).*the mask alone"),
     ("check_relu_shared", "passes the gradient at exactly 0 too",
      relu_shared(grad="inp.g = (inp >= 0).float() * out.g"),
      r"also passes it where the input is exactly 0: use inp > 0"),
@@ -105,8 +106,8 @@ check_relu_shared(ReluShared)
 """, r"what your object returned for the first call should be a tensor, but it is None"),
     ("check_relu_shared", "inp.g cast to float32, for float64 tensors",
      relu_shared(grad="inp.g = ((inp > 0) * out.g).float()"),
-     r"backward pass at depth 0.*failed: your backward sets inp.g float32 while inp is "
-     r"float64.*needs the tensor's dtype"),
+     r"(?s)backward pass at depth 0.*failed: your backward sets inp.g float32 while inp is "
+     r"float64.*a gradient keeps its tensor's dtype"),
     ("check_relu_shared", "returns a copy of what it recorded", """
 class ReluShared():
     def __init__(self):
@@ -128,13 +129,12 @@ check_relu_shared(ReluShared)
     # -- exercise 2 ----------------------------------------------------------------------
     ("check_residual", "torch.relu, off the tape, around the tape's add",
      RESIDUAL.format(block="h_relu = torch.relu(add(tape, h_relu, z))"),
-     r"(?s)at depth 1 .*takes an input that no op on the tape computed: torch.relu \(or "
-     r"clamp\) of a tensor on the tape made it.*record every op with the tape's lin, relu "
-     r"and add"),
+     r"(?s)at depth 1 .*takes an input that no op on the tape computed\nThat tensor: torch.relu "
+     r"\(or clamp\) of a tensor on the tape made it.*with the tape's lin, relu and add"),
     ("check_residual", "a plain + instead of the tape's add",
      RESIDUAL.format(block="h_relu = relu(tape, h_relu + z)"),
-     r"record #\d takes an input that no op on the tape computed: a plain \+ of two tensors "
-     r"on the tape made it\. .*is not recorded.*lin, relu and add\(tape, x, y\)"),
+     r"(?s)record #\d takes an input that no op on the tape computed\nThat tensor: a plain \+ "
+     r"of two tensors on the tape made it; .*is not recorded.*lin, relu and add\(tape, x, y\)"),
     ("check_residual", "the ReLU before the sum",
      RESIDUAL.format(block="h_relu = add(tape, h_relu, relu(tape, z))"),
      r"(?s)at depth 1 .*differ from autograd's: .*you put the ReLU before the sum"),
@@ -157,14 +157,61 @@ check_relu_shared(ReluShared)
                       'return lin(tape, h_relu, p["w_out"], p["b_out"]).squeeze(-1)')
      .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
      r"has shape \(32,\), expected \(32, 1\)"),
+    ("check_residual", "records on a Tape() of its own",
+     RESIDUAL.replace("    h_relu = relu(tape, lin(",
+                      "    tape = Tape()\n    h_relu = relu(tape, lin(")
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"the tape the check gave it held no records\nRecord every op on that tape.*not on a "
+     r"Tape\(\) of your own"),
+    ("check_residual", "runs the tape's backward itself",
+     RESIDUAL.replace('    return lin(tape, h_relu, p["w_out"], p["b_out"])',
+                      '    pred = lin(tape, h_relu, p["w_out"], p["b_out"])\n'
+                      '    tape.backward(pred.sum())\n    return pred')
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"held no records\n.*leave its backward to the check"),
+    ("check_residual", "the middle blocks on a second tape", """
+def residual_dynamicnet(tape, p, x, depth):
+    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    inner = Tape()
+    for _ in range(depth):
+        z = lin(inner, h_relu, p["w_mid"], p["b_mid"])
+        h_relu = relu(inner, add(inner, h_relu, z))
+    return lin(tape, h_relu, p["w_out"], p["b_out"])
+check_residual(residual_dynamicnet)
+""", r"(?s)at depth 1 .*the lin record #2 takes an input that no op on the tape computed\n"
+     r"Was it computed by a plain torch operation, or recorded on another Tape\?"),
+    ("check_residual", "the tape's relu called without the tape",
+     RESIDUAL.format(block="h_relu = relu(add(tape, h_relu, z))"),
+     r"raised TypeError: relu\(\) missing 1 required positional argument: 'x'\n"
+     r"The tape's ops take the tape first: lin\(tape, x, w, b\), relu\(tape, x\)"),
+    ("check_residual", "the notebook's params instead of p",
+     RESIDUAL.replace('lin(tape, x, p["w_in"], p["b_in"])',
+                      'lin(tape, x, params["w_in"], params["b_in"])')
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"NameError: name 'params' is not defined\n`params` is the notebook's dict of weights: "
+     r"use `p`"),
+    ("check_residual", "returns the loss, not the prediction",
+     RESIDUAL.replace('    return lin(tape, h_relu, p["w_out"], p["b_out"])',
+                      '    pred = lin(tape, h_relu, p["w_out"], p["b_out"])\n'
+                      '    return mse(tape, pred, x[:, 0])')
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"returned a single number: it should return the prediction, of shape \(32, 1\)"),
+    ("check_residual", "one residual block too many",
+     RESIDUAL.replace("range(depth)", "range(depth + 1)")
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"(?s)at depth 0 .*your loop ran one block too many"),
+    ("check_residual", "one residual block too few",
+     RESIDUAL.replace("range(depth)", "range(depth - 1)")
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"(?s)at depth 1 .*your loop ran one block too few"),
     # -- exercise 3 ----------------------------------------------------------------------
     ("check_tied", "transpose's backward returns g unchanged",
      tied(backward="lambda g: (g,)"),
      r"transpose's backward sends the wrong gradient to x.*yours has out.g's shape"),
     ("check_tied", "w_mid.t() not recorded on the tape",
      tied(tied='p["w_mid"].t()'),
-     r"the lin record #4 takes an input that no op on the tape computed: a plain \.t\(\) "
-     r"\(or \.T\) of a tensor on the tape made it"),
+     r"the lin record #4 takes an input that no op on the tape computed\nThat tensor: a plain "
+     r"\.t\(\) \(or \.T\) of a tensor on the tape made it"),
     ("check_tied", "the tied layer without the transpose",
      tied(tied='p["w_mid"]'),
      r"you used w_mid untransposed in the third layer"),
@@ -191,7 +238,8 @@ def tied_net(tape, p, x):
     h = torch.relu(lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"]))
     return lin(tape, h, p["w_out"], p["b_out"])
 check_tied(transpose, tied_net)
-""", r"lin record #6 takes an input that no op on the tape computed: torch.relu \(or clamp\)"),
+""", r"lin record #6 takes an input that no op on the tape computed\nThat tensor: torch.relu "
+     r"\(or clamp\)"),
     ("check_tied", "a copy of the prediction returned", """
 def transpose(tape, x):
     return tape.record("transpose", x.t(), (x,), lambda g: (g.t(),))
@@ -203,8 +251,22 @@ def tied_net(tape, p, x):
     h = relu(tape, lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"]))
     return lin(tape, h, p["w_out"], p["b_out"]).clone()
 check_tied(transpose, tied_net)
-""", r"the prediction you returned was not computed by an op on the tape: it equals a tensor "
-     r"on the tape but is another object"),
+""", r"the prediction you returned was not computed by an op on the tape\nThat tensor: it "
+     r"equals a tensor on the tape but is another object"),
+    ("check_tied", "tape.record called without the backward function",
+     TIED.replace(", {backward})", ")").format(forward="x.t()", tied='transpose(tape, p["w_mid"])'),
+     r"Tape.record\(\) missing 1 required positional argument: 'backward'\ntape.record takes "
+     r"four arguments"),
+    ("check_tied", "the transposed layer first, the plain one second",
+     tied().replace('lin(tape, h, p["w_mid"], p["b_mid"])', "FIRST")
+     .replace('lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"])',
+              'lin(tape, h, p["w_mid"], p["b_mid"])')
+     .replace("FIRST", 'lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"])'),
+     r"you used the two w_mid layers in the other order"),
+    ("check_tied", "no ReLU after the transposed layer",
+     tied().replace('relu(tape, lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"]))',
+                    'lin(tape, h, transpose(tape, p["w_mid"]), p["b_mid"])'),
+     r"you left out the ReLU after the third layer"),
     ("check_tied", "transpose records a copy as its input",
      tied(forward="x.t()", backward="lambda g: (g.t(),)").replace("(x,)", "(x.clone(),)"),
      r"with x as its only input"),

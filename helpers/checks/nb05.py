@@ -1,14 +1,15 @@
 """Checks for the exercises of notebook 05, shared weights by hand.
 
-The module carries its own copy of the notebook's tape (`Tape`, `lin`, `relu`,
-`add`, `mse`) and of its lesson-8 style `DynamicModel`, so that a check never
-depends on the notebook's globals. A solution may use the tape and its ops:
-they are in `__all__`.
+The module carries its own copy of the notebook's code: the tape (`Tape`,
+`lin`, `relu`, `add`, `mse`, `dynamicnet_on_tape`) and the lesson-8 style
+`DynamicModel` with `LinShared`, so that a check never depends on the
+notebook's globals. They are in `__all__`, with `torch`: after a kernel
+restart, the exercise's check cell brings what its answer uses.
 
 Every check runs the answer on two problems of its own (float64, different
 seeds and sizes, nonzero biases) and compares with autograd. Its reference
 ReLU is `torch.relu`, whose slope at exactly 0 is 0 on every torch release,
-like the notebook's `relu` (`x > 0`).
+like the notebook's `relu` (`torch.where(x > 0, g, 0)`).
 """
 
 from __future__ import annotations
@@ -33,8 +34,8 @@ from helpers.checks import (
 from helpers.compare import compare
 from helpers.numerical import autograd_grads
 
-__all__ = ["Tape", "add", "check_relu_shared", "check_residual", "check_tied", "lin", "mse",
-           "relu"]
+__all__ = ["DynamicModel", "LinShared", "Tape", "add", "check_relu_shared", "check_residual",
+           "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu", "torch"]
 
 
 # -- recap of 05 §2 and §3: the tape and its ops ------------------------------------------
@@ -76,7 +77,7 @@ def lin(tape, x, w, b):
 
 def relu(tape, x):
     out = x.clamp_min(0.)
-    return tape.record("relu", out, (x,), lambda g: ((x > 0).float() * g,))
+    return tape.record("relu", out, (x,), lambda g: (torch.where(x > 0, g, 0),))
 
 
 def mse(tape, pred, targ):
@@ -85,15 +86,45 @@ def mse(tape, pred, targ):
                        lambda g: (g * 2. * diff.unsqueeze(-1) / len(targ),))
 
 
+def dynamicnet_on_tape(tape, p, x, depth):
+    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    for _ in range(depth):
+        h_relu = relu(tape, lin(tape, h_relu, p["w_mid"], p["b_mid"]))
+    return lin(tape, h_relu, p["w_out"], p["b_out"])
+
+
 def add(tape, x, y):
     return tape.record("add", x + y, (x, y), lambda g: (g, g))
 
 
 # -- recap of 05 §1: the lesson-8 style model --------------------------------------------
 
-class _LinShared:
+class Relu:
+    def __call__(self, inp):
+        self.inp, self.out = inp, inp.clamp_min(0.)
+        return self.out
+
+    def backward(self):
+        self.inp.g = torch.where(self.inp > 0, self.out.g, 0)
+
+
+class Mse:
+    def __call__(self, inp, targ):
+        self.inp, self.targ = inp, targ
+        self.out = (inp.squeeze(-1) - targ).pow(2).mean()
+        return self.out
+
+    def backward(self):
+        diff = self.inp.squeeze(-1) - self.targ
+        self.inp.g = 2. * diff.unsqueeze(-1) / self.targ.shape[0]
+
+
+class LinShared:
+    """The notebook's `LinShared`: one (inp, out) record per call, `+=` into the weights' `.g`."""
+
     def __init__(self, w, b):
-        self.w, self.b, self.calls = w, b, []
+        self.w, self.b = w, b
+        self.calls = []
 
     def __call__(self, inp):
         out = inp @ self.w + self.b
@@ -107,28 +138,19 @@ class _LinShared:
         self.b.g += out.g.sum(0)
 
 
-class _Mse:
-    def __call__(self, inp, targ):
-        self.inp, self.targ = inp, targ
-        return (inp.squeeze(-1) - targ).pow(2).mean()
+class DynamicModel:
+    """The notebook's `DynamicModel(params, Lin, Relu)`: layers rebuilt by each forward pass."""
 
-    def backward(self):
-        self.inp.g = 2. * (self.inp.squeeze(-1) - self.targ).unsqueeze(-1) / self.targ.shape[0]
-
-
-class _DynamicModel:
-    """The notebook's `DynamicModel(params, LinShared, Relu)`: layers rebuilt per forward pass."""
-
-    def __init__(self, params, make_relu):
-        self.params, self.make_relu, self.loss = params, make_relu, _Mse()
-        self.input_linear = _LinShared(params["w_in"], params["b_in"])
-        self.middle_linear = _LinShared(params["w_mid"], params["b_mid"])
-        self.output_linear = _LinShared(params["w_out"], params["b_out"])
+    def __init__(self, params, Lin, Relu=Relu):
+        self.params, self.Relu, self.loss = params, Relu, Mse()
+        self.input_linear = Lin(params["w_in"], params["b_in"])
+        self.middle_linear = Lin(params["w_mid"], params["b_mid"])
+        self.output_linear = Lin(params["w_out"], params["b_out"])
 
     def __call__(self, x, targ, depth):
-        self.layers = [self.input_linear, self.make_relu()]
+        self.layers = [self.input_linear, self.Relu()]
         for _ in range(depth):
-            self.layers += [self.middle_linear, self.make_relu()]
+            self.layers += [self.middle_linear, self.Relu()]
         self.layers.append(self.output_linear)
         for layer in self.layers:
             x = layer(x)
@@ -267,10 +289,10 @@ def check_relu_shared(ReluShared) -> None:
     Requires: `ReluShared()` takes no argument and gives a layer; `layer(inp)`
     returns the ReLU of `inp` without changing `inp`; each `layer.backward()`
     handles the latest call not handled yet, sets that call's `inp.g` to
-    `(inp > 0) * out.g` (slope 0 at exactly 0, like the notebook's `relu`) and
-    leaves `out.g` as it was. Checked by hand on two calls whose inputs hold
-    exact zeros, then in `DynamicModel` at depths 0-3 on two problems, one
-    object for every ReLU use, against autograd.
+    `torch.where(inp > 0, out.g, 0)` (slope 0 at exactly 0, like the
+    notebook's `relu`) and leaves `out.g` as it was. Checked by hand on two
+    calls whose inputs hold exact zeros, then in `DynamicModel` at depths 0-3
+    on two problems, one object for every ReLU use, against autograd.
 
     Also requires: the output in the input's dtype, and the very tensor it
     records (a copy returned instead is diagnosed); an `inp.g` less precise
@@ -279,7 +301,8 @@ def check_relu_shared(ReluShared) -> None:
 
     Leaves free: how the calls are kept (a list of tuples, of closures, a
     stack at either end), whether `inp.g` is assigned in `backward` or zeroed
-    in `__call__` and added to in `backward`, the mask's dtype, prints.
+    in `__call__` and added to in `backward`, `torch.where` or a mask times
+    `out.g` (any mask dtype), prints.
     """
     expect_callable(ReluShared, "ReluShared")
     layer = call_answer(ReluShared, what="ReluShared()",
@@ -322,10 +345,9 @@ def check_relu_shared(ReluShared) -> None:
         raise
     expect_unchanged(upstream, "your backward")
     if _equals(_g_of(x1), _mask(x1) * g1) and _is_zero_or_unset(x2):
-        raise CheckFailed("after two calls, the first backward set inp.g of the FIRST call: "
-                          "did you pop the latest record? Backward visits the calls in "
-                          "reverse, so it takes the most recent (inp, out) first: "
-                          "self.calls.pop(), not pop(0)")
+        raise CheckFailed("after two calls, the first backward handled the first call, not the "
+                          "latest\nBackward runs in reverse: the latest record first, "
+                          "list.pop() (not pop(0))")
     if _g_of(x2) is None:
         raise CheckFailed("after two calls, the first backward did not set inp.g of the latest "
                           "call's input to a tensor")
@@ -357,7 +379,8 @@ def check_relu_shared(ReluShared) -> None:
         inp, targ, params = _problem(seed, n, n_in, nh)
         shared = call_answer(ReluShared, what="ReluShared()")
         for depth in range(4):
-            model, x = _DynamicModel(params, lambda shared=shared: shared), inp.clone()
+            model = DynamicModel(params, LinShared, Relu=lambda shared=shared: shared)
+            x = inp.clone()
             before = snapshot(x=x, **params)
             call_answer(model, x, targ, depth, what=f"the forward pass at depth {depth}, "
                         "with your object as every ReLU", hint=CALLED)
@@ -370,13 +393,10 @@ def check_relu_shared(ReluShared) -> None:
                     raise CheckFailed(
                         f"the backward pass at depth {depth}, with your object as every ReLU, "
                         f"failed: your backward sets inp.g {dtype_name(low.g.dtype)} while inp is "
-                        f"{dtype_name(low.dtype)} (seen in the calls by hand), and the layer "
-                        f"before the ReLU needs the tensor's dtype (LinShared's backward "
-                        f"computes out.g @ w.t() with {dtype_name(low.dtype)} weights, and a "
-                        f"matmul "
-                        f"refuses mixed dtypes). A gradient keeps its tensor's dtype: "
-                        f"(inp > 0).float() * out.g is {dtype_name(low.dtype)} already, with no "
-                        f"cast after it") from None
+                        f"{dtype_name(low.dtype)} (seen in the calls by hand)\nThe layer before "
+                        f"the ReLU multiplies it with {dtype_name(low.dtype)} weights, and a "
+                        f"matmul refuses mixed dtypes: a gradient keeps its tensor's dtype "
+                        f"(torch.where(inp > 0, out.g, 0) does, with no cast after it)") from None
                 raise
             expect_unchanged(before, "the pass with your object", g=False)
             expect_close(_grads(x, params, f"backward at depth {depth}"),
@@ -420,21 +440,21 @@ def _holds(layer, t) -> str | None:
 
 
 def _expect_relu_grad(got, x, g):
-    """`got` is (x > 0) * g; else a sentence naming the mistake it matches, if any."""
+    """`got` is where(x > 0, g, 0); else a sentence naming the mistake it matches, if any."""
     if got.shape != x.shape:
         raise CheckFailed(f"inp.g has shape {tuple(got.shape)}, but a gradient has the shape of "
                           f"its tensor: {tuple(x.shape)}")
     if _equals(got, _mask(x) * g):
         return
-    message = ("inp.g should be (inp > 0) * out.g: the gradient passes where the input was "
-               "positive and is 0 elsewhere")
+    message = ("inp.g should be torch.where(inp > 0, out.g, 0): out.g where the input was "
+               "positive, 0 elsewhere")
     if _equals(got, (x >= 0).double() * g):
-        message += (". Yours also passes it where the input is exactly 0: use inp > 0 (slope 0 "
+        message += ("\nYours also passes it where the input is exactly 0: use inp > 0 (slope 0 "
                     "at 0, as relu and torch.relu)")
     elif _equals(got, g):
-        message += ". Yours is out.g itself, with no mask"
+        message += "\nYours is out.g itself, with no mask"
     elif _equals(got, _mask(x)):
-        message += ". Yours is the mask alone: multiply it by out.g"
+        message += "\nYours is the mask alone, without out.g"
     raise CheckFailed(message)
 
 
@@ -449,6 +469,17 @@ RESIDUAL_MISTAKES = {
 }
 
 
+def _residual_mistakes(depth):
+    """{sentence: the keywords of `_dynamicnet` that give that mistake} at `depth`."""
+    mistakes = {s: {"block": block} for s, block in RESIDUAL_MISTAKES.items()}
+    mistakes["your loop ran one block too many (depth + 1)"] = {
+        "depth": depth + 1, "block": "residual"}
+    if depth:
+        mistakes["your loop ran one block too few (depth - 1)"] = {
+            "depth": depth - 1, "block": "residual"}
+    return mistakes
+
+
 @exercise_check
 def check_residual(residual_dynamicnet) -> None:
     """Exercise 2: DynamicNet with residual middle blocks, on the tape, against autograd.
@@ -460,7 +491,10 @@ def check_residual(residual_dynamicnet) -> None:
     0-3 on two problems, every gradient against autograd.
 
     Leaves free: how the sum is recorded (the tape's `add` or an op of your
-    own), the order of its operands, loops, local names, prints.
+    own), the order of its operands, loops, local names, prints. Diagnosed:
+    the ReLU misplaced or missing, no skip connection, one block too many or
+    too few, ops recorded off this tape (plain torch ops, another `Tape()`),
+    the tape's ops called without the tape, the loss returned.
     """
     expect_callable(residual_dynamicnet, "residual_dynamicnet")
     for seed, (n, n_in, nh) in zip((6, 12), PROBLEMS):
@@ -472,13 +506,43 @@ def check_residual(residual_dynamicnet) -> None:
                 "it is called as residual_dynamicnet(tape, p, x, depth), with p the dict of "
                 "weights, and returns the prediction",
                 (inp, targ, params),
-                functools.partial(_dynamicnet, depth), {"block": "residual"},
-                {s: {"block": block} for s, block in RESIDUAL_MISTAKES.items()},
+                functools.partial(_dynamicnet, depth=depth), {"block": "residual"},
+                _residual_mistakes(depth),
                 f"at depth {depth} (batch of {n}, {nh} hidden units) the gradients differ "
                 "from autograd's",
                 "the tape's lin, relu and add(tape, x, y)",
             )
     passed("residual DynamicNet on the tape matches autograd at depths 0-3")
+
+
+# Names a learner may reach for inside an answer, and where they come from.
+NAMES = {
+    "name:params": "`params` is the notebook's dict of weights: use `p`, the dict the check "
+                   "passes to your function",
+    "name:inp": "`inp` is the notebook's data: use `x`, the input the check passes to your "
+                "function",
+    "name:targ": "your function returns the prediction; the check adds the loss itself",
+}
+
+# The tape's ops, as a TypeError about their arguments names them.
+OPS = ("lin()", "relu()", "add()", "mse()")
+OP_CALLS = "The tape's ops take the tape first: lin(tape, x, w, b), relu(tape, x), add(tape, x, y)"
+RECORD = ("record()", "Tape.record()")
+RECORD_CALL = ("tape.record takes four arguments: the op's name, its output, the tuple of its "
+               "inputs, and the function that turns out.g into one gradient per input")
+
+
+def _call(answer, *args, what, hint):
+    """`call_answer`, with a wrong call of one of the tape's ops inside the answer said so."""
+    try:
+        return call_answer(answer, *args, what=what, hint=hint, errors=NAMES)
+    except CheckFailed as e:
+        cause = e.__cause__
+        if isinstance(cause, TypeError) and str(cause).startswith(OPS + RECORD):
+            first = str(e).split("\n")[0]
+            said = RECORD_CALL if str(cause).startswith(RECORD) else OP_CALLS
+            raise CheckFailed(f"{first}\n{said}", e.learner_frames) from None
+        raise
 
 
 def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, differ, ops):
@@ -493,9 +557,17 @@ def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, di
         p.g = None
     tape, x = Tape(), inp.clone()
     before = snapshot(x=x, **params)
-    pred = call_answer(answer, tape, params, x, *tail, what=what, hint=hint)
+    pred = _call(answer, tape, params, x, *tail, what=what, hint=hint)
     expect_unchanged(before, what, g=False)
+    if isinstance(pred, torch.Tensor) and pred.dim() == 0:
+        raise CheckFailed(f"{what} returned a single number: it should return the prediction, "
+                          f"of shape {(inp.shape[0], 1)}; the check adds the loss itself")
     expect_tensor(pred, f"what {what} returned", (inp.shape[0], 1))
+    if not tape.records:
+        raise CheckFailed(
+            f"after {what} returned, the tape the check gave it held no records\n"
+            "Record every op on that tape, the `tape` argument (not on a Tape() of your own), "
+            "and leave its backward to the check")
     loss = mse(tape, pred, targ)
     records = list(tape.records)
     call_answer(tape.backward, loss, what=f"the tape's backward after {what}",
@@ -512,22 +584,26 @@ def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, di
                  if i == len(records) - 1 else
                  f"the {op} record #{i} takes an input that no op on the tape computed")
         made = _made_off_tape(t, [rec.out for rec in records[:i]] + leaves)
-        raise CheckFailed(
-            f"{differ}: {where}" + (f": {made}" if made else "") + ". A torch operation "
-            f"outside the tape's ops is not recorded, so no gradient flows back through it: "
-            f"record every op with {ops}")
+        why = (f"That tensor: {made}; a torch operation outside the tape's ops is "
+               "not recorded, so no gradient flows back through it" if made else
+               "Was it computed by a plain torch operation, or recorded on another Tape? "
+               "Neither sends a gradient back through this tape")
+        raise CheckFailed(f"{differ}: {where}\n{why}\nRecord every op on the tape your "
+                          f"function is given, with {ops}")
     expect_close(ours, ref, differ, mistakes={
         s: _reference(forward(**kw), inp, targ, params) for s, kw in mistakes.items()})
 
 
 # -- exercise 3 ---------------------------------------------------------------------------
 
-def _tied(untied=False, detached=False):
+def _tied(untied=False, detached=False, swapped=False, no_last_relu=False):
     def forward(inp, w_in, b_in, w_mid, b_mid, w_out, b_out):
         w_tied = w_mid if untied else (w_mid.detach() if detached else w_mid).t()
+        first, second = (w_tied, w_mid) if swapped else (w_mid, w_tied)
         h = torch.relu(inp @ w_in + b_in)
-        h = torch.relu(h @ w_mid + b_mid)
-        h = torch.relu(h @ w_tied + b_mid)
+        h = torch.relu(h @ first + b_mid)
+        h = h @ second + b_mid
+        h = h if no_last_relu else torch.relu(h)
         return h @ w_out + b_out
     return forward
 
@@ -536,6 +612,9 @@ TIED_MISTAKES = {
     "you used w_mid untransposed in the third layer": dict(untied=True),
     "the transposed use's share never reached w_mid (was w_mid.t() computed off the tape?)":
         dict(detached=True),
+    "you used the two w_mid layers in the other order (the transposed one first)":
+        dict(swapped=True),
+    "you left out the ReLU after the third layer": dict(no_last_relu=True),
 }
 
 
@@ -580,9 +659,9 @@ def _check_transpose(transpose, shape, gen):
     tape = Tape()
     x = torch.randn(*shape, generator=gen, dtype=torch.float64)
     before = snapshot(x=x)
-    out = call_answer(transpose, tape, x, what="your transpose",
-                      hint="it is called as transpose(tape, x) and returns x's transpose, "
-                           "recorded on the tape")
+    out = _call(transpose, tape, x, what="your transpose",
+                hint="it is called as transpose(tape, x) and returns x's transpose, "
+                     "recorded on the tape")
     expect_unchanged(before, "your transpose", g=False)
     expect_tensor(out, f"transpose(tape, x) for an x of shape {shape}", shape[::-1])
     if not torch.equal(out.double(), x.t()):
