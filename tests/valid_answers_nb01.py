@@ -40,6 +40,12 @@ def sigmoid_grad(inp, out):
     return g
 check_sigmoid_grad(sigmoid_grad)
 """),
+    ("check_sigmoid_grad", "the derivative written out with exp", """
+def sigmoid_grad(inp, out):
+    e = torch.exp(-inp)
+    inp.g = out.g * e / (1 + e) ** 2
+check_sigmoid_grad(sigmoid_grad)
+"""),
     ("check_sigmoid_grad", "in float64", """
 def sigmoid_grad(inp, out):
     o = out.double()
@@ -61,6 +67,11 @@ check_sigmoid_grad(sigmoid_grad)
     ("check_mae_grad", "targ unsqueezed instead of inp squeezed, len for N", """
 def mae_grad(inp, targ):
     inp.g = (inp - targ.unsqueeze(-1)).sign() / len(targ)
+check_mae_grad(mae_grad)
+"""),
+    ("check_mae_grad", "torch.sign, N as inp.numel() (N rows of one column)", """
+def mae_grad(inp, targ):
+    inp.g = torch.sign(inp - targ[:, None]) / inp.numel()
 check_mae_grad(mae_grad)
 """),
     ("check_mae_grad", "a comparison instead of sign", """
