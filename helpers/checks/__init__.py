@@ -197,10 +197,10 @@ AUTOGRAD_ERRORS: dict[str, tuple[str, str]] = {
 }
 
 
-def _diagnose(e: BaseException, seen: list, errors: Mapping[str, str] | None) -> str | None:
+def _diagnose(e: BaseException, seen: list, errors: Mapping[Any, str] | None) -> str | None:
     """One sentence for a learner's error that the course has taught, else None."""
     sentences = {key: sentence for key, (_, sentence) in AUTOGRAD_ERRORS.items()}
-    sentences.update(errors or {})
+    sentences.update({k: v for k, v in (errors or {}).items() if isinstance(k, str)})
     if isinstance(e, NameError):
         name = getattr(e, "name", None) or str(e).split("'")[1:2] or ["a name"]
         name = name if isinstance(name, str) else name[0]
@@ -208,6 +208,9 @@ def _diagnose(e: BaseException, seen: list, errors: Mapping[str, str] | None) ->
             f"`{name}` is not defined in this kernel: run the cell that defines or "
             f"imports it (after a restart, start from the exercise's check cell)"))
     text = str(e)
+    for key, sentence in (errors or {}).items():     # a check's own (type, text) patterns
+        if isinstance(key, tuple) and isinstance(e, key[0]) and key[1] in text:
+            return sentence
     if any("is not a leaf Tensor is being accessed" in str(w.message) for w in seen):
         return sentences.get("nonleaf_grad", (
             "your code read .grad of a tensor that is not a leaf, which is None: "
@@ -223,7 +226,7 @@ _ARGUMENTS = re.compile(r"positional argument|keyword argument|required argument
 
 
 def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
-                errors: Mapping[str, str] | None = None) -> Any:
+                errors: Mapping[Any, str] | None = None) -> Any:
     """Call the learner's `answer(*args)`; turn an exception into a sentence.
 
     `what` names the answer in the message ("your sigmoid_grad"). `hint` says
@@ -231,7 +234,8 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
     (the answer takes other arguments). An error raised inside the answer is
     diagnosed when the course taught it (a name this kernel does not know,
     autograd's refusals in `AUTOGRAD_ERRORS`; `errors` replaces a sentence,
-    by the same keys, ``"nonleaf_grad"`` or ``"name:<name>"``), and otherwise
+    by the same keys, ``"nonleaf_grad"`` or ``"name:<name>"``, or adds one for
+    an ``(ExceptionType, "text in its message")`` key), and otherwise
     shown as its type and first sentence. The learner's own lines are kept for
     IPython to show.
     """
