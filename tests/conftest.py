@@ -68,6 +68,8 @@ GROUPED_FILES = {"test_kernel.py", "test_ddp.py", "test_site.py", "test_bare_ker
 
 def pytest_collection_modifyitems(config, items):
     """Each notebook, and each file with a shared expensive fixture, to one worker."""
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
     for item in items:
         path = item.path
         if path.suffix == ".ipynb" or path.name in GROUPED_FILES:

@@ -45,6 +45,9 @@ templates_path = ["_templates"]
 # Never run a notebook: the site shows the outputs committed (and checked by nbval).
 nb_execution_mode = "off"
 nb_merge_streams = True
+# Tracebacks are the short, path-free ones of `%load_ext helpers.errors`, with ANSI
+# colours; Pygments' IPython-traceback lexer chokes on a backtick in torch's messages.
+nb_render_error_lexer = "myst-ansi"
 # $...$ and $$...$$ in markdown cells, as in JupyterLab; \begin{align} blocks as well.
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
