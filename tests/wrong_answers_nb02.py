@@ -92,8 +92,22 @@ def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.inp for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"your chain_ok raised AttributeError.*\na Module layer stores its inputs in layer.args "
-     r"\(a tuple: the input is layer.args\[0\]\), not in layer.inp"),
+""", r"^chain_ok read layer.inp, which Module layers do not have:\nthey keep their inputs "
+     r"in layer.args, and the input is layer.args\[0\]$"),
+    ("check_chain_ok", "the question's .inp, by index, the loss last", """
+def chain_ok(model):
+    for k in range(len(model.layers) - 1):
+        if model.layers[k].out is not model.layers[k + 1].inp:
+            return False
+    return model.layers[-1].out is model.loss.inp
+check_chain_ok(chain_ok)
+""", r"^chain_ok read layer.inp, which Module layers do not have:\n"),
+    ("check_chain_ok", ".inp asked of a tensor, not of a layer: not the question's .inp", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(a.out is b.args[0].inp for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+""", r"^your chain_ok raised AttributeError: 'Tensor' object has no attribute 'inp'$"),
     ("check_chain_ok", "links read the wrong way round", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]

@@ -255,11 +255,12 @@ def _as_bool(got):
 
 # Errors a learner's chain_ok raises that the notebook has taught: (type, text, diagnosis).
 _CHAIN_ERRORS = [
-    (AttributeError, "'inp'", "a Module layer stores its inputs in layer.args (a tuple: "
-                              "the input is layer.args[0]), not in layer.inp"),
     (RuntimeError, "ambiguous", "== compares two tensors entry by entry and gives a tensor; "
                                 "whether two names are one object is asked with `is`"),
 ]
+# The question's layers store their input as `.inp`; a Module layer keeps it in `.args`.
+_READ_INP = ("chain_ok read layer.inp, which Module layers do not have:\n"
+             "they keep their inputs in layer.args, and the input is layer.args[0]")
 
 
 def _call_chain_ok(chain_ok, model):
@@ -268,6 +269,9 @@ def _call_chain_ok(chain_ok, model):
                            hint="it is called as chain_ok(model), with one argument")
     except CheckFailed as e:
         cause, message = e.__cause__, str(e)
+        if isinstance(cause, AttributeError) and getattr(cause, "name", None) == "inp" \
+                and hasattr(getattr(cause, "obj", None), "args"):
+            raise CheckFailed(_READ_INP, e.learner_frames) from None
         for kind, text, diagnosis in _CHAIN_ERRORS:
             if isinstance(cause, kind) and text in str(cause) and "\n" not in message:
                 raise CheckFailed(f"{message}\n{diagnosis}", e.learner_frames) from None
@@ -289,10 +293,12 @@ def check_chain_ok(chain_ok) -> None:
     `model.loss.args[0]`, else False (a Python or NumPy bool, or a 0-d bool
     tensor); the model left as it was (no layer's `.out` or `.args` replaced;
     no tensor of the model, output, input or weight, given a new attribute
-    such as the `.g` a backward writes, or changed). A wrong verdict names the
-    first chain judged wrong and, when the answers on all nine chains are
-    exactly those of a known mistake (values, memory, a link left out, `any`,
-    other pairs), that mistake. Leaves free: how the links are walked (zip,
+    such as the `.g` a backward writes, or changed). An answer that reads the
+    question's `layer.inp` is told where a `Module` layer keeps its input
+    (`layer.args[0]`). A wrong verdict names the first chain judged wrong
+    and, when the answers on all nine chains are exactly those of a known
+    mistake (values, memory, a link left out, `any`, other pairs), that
+    mistake. Leaves free: how the links are walked (zip,
     indices, a loop with an early return) and how identity is tested (`is`,
     `id(a) == id(b)`).
     """
