@@ -15,11 +15,13 @@ The order in which ``backward`` runs the nodes, as data:
 
     ran = node_order(loss)   # loss.backward(), logging each node just before it runs
 
-On the CPU, autograd runs a node once all the nodes that send it a gradient
-have run; among the nodes ready, the one with the highest ``_sequence_nr()``
-first (the newest; a leaf's ``AccumulateGrad`` has the largest number there is,
-so it runs as soon as it is ready). `ran` therefore lists the op nodes in
-reverse creation order, which notebook 05 compares with its tape.
+Autograd runs a node once all the nodes that send it a gradient have run. On
+the CPU, among the nodes ready, it runs the one with the highest
+``_sequence_nr()`` first (the newest; a leaf's ``AccumulateGrad`` has the
+largest number there is, so it runs as soon as it is ready). Sequence numbers
+are counted per thread, so for a graph built in one thread `ran` lists the op
+nodes in reverse creation order, which notebook 05 compares with its tape; for
+a graph built across threads only the first rule holds.
 """
 
 from __future__ import annotations

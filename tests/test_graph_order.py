@@ -1,6 +1,9 @@
 """node_order (helpers.graph), and the order of autograd's CPU engine that notebook 05 teaches:
-the ready node with the highest sequence number first, so op nodes in reverse creation order
-and a leaf's AccumulateGrad right after its last user."""
+the ready node with the highest sequence number first, so, for a graph built in one thread
+(numbers are counted per thread), op nodes in reverse creation order and a leaf's
+AccumulateGrad right after its last user."""
+
+import threading
 
 import pytest
 import torch
@@ -51,6 +54,17 @@ def test_interleaved_branches_run_in_reverse_creation_order():
     # each AccumulateGrad right after its leaf's only user
     assert ran.index(leaf_nodes[0]) == ran.index(pb.grad_fn) + 1
     assert leaf_nodes[0].variable is b and leaf_nodes[1].variable is a
+
+
+def test_sequence_numbers_are_counted_per_thread():
+    # why notebook 05 states the order "for a graph built in one thread"
+    a = torch.tensor(1.0, requires_grad=True)
+    here = [(a * 2).grad_fn for _ in range(3)]
+    there = []
+    thread = threading.Thread(target=lambda: there.append((a * 2).grad_fn))
+    thread.start()
+    thread.join()
+    assert there[0]._sequence_nr() == 0 < here[-1]._sequence_nr()
 
 
 @pytest.mark.parametrize("depth", [0, 1, 3])

@@ -38,7 +38,7 @@ __all__ = ["DynamicModel", "LinShared", "Tape", "add", "check_relu_shared", "che
            "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu", "torch"]
 
 
-# -- recap of 05 §2 and §3: the tape and its ops ------------------------------------------
+# -- recap of 05 §2: the tape and its ops ------------------------------------------------
 
 Record = namedtuple("Record", "op out inputs backward")
 
