@@ -431,8 +431,29 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(3), targ.chunk(3)):
         (net(x, y) / 3).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"reached the weights 3 time\(s\)\n3 chunks is what an earlier call asked for: did you "
-     r"write a fixed number\? Split with inp.chunk\(n_chunks\)"),
+""", r"reached the weights 3 time\(s\)\nand 3 times with n_chunks=2 too: is the number "
+     r"of chunks written in\? Split with inp.chunk\(n_chunks\)"),
+    ("check_accumulate_grads", "a number of chunks written in, wrong from the first case", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(4), targ.chunk(4)):
+        (net(x, y) / 4).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"^with n_chunks=3 \(48 rows\) expected one backward per chunk, but backward reached "
+     r"the weights 4 time\(s\)\nand 4 times with n_chunks=2 too: is the number of chunks "
+     r"written in\?"),
+    ("check_sequential", "the sizes of the check's first case written in", """
+def make_sequential(w1, b1, w2, b2):
+    seq = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 1))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.t())
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"^your make_sequential works for w1 of shape \(5, 7\), as in an earlier case, but not "
+     r"for w1 of shape \(3, 9\)\nAre the sizes written in\? Take them from the weights"),
     ("check_sequential", "the notebook's sizes written in, transposes right", """
 def make_sequential(w1, b1, w2, b2):
     seq = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 1))

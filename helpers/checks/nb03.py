@@ -104,18 +104,17 @@ def check_accumulate_grads(accumulate_grads) -> None:
     (`zero_grad()`, with or without `set_to_none`, or by hand), the order of
     the chunks, how the share is scaled (dividing the loss, `backward`'s
     `gradient` argument, or dividing the summed `.grad` at the end), extra
-    prints.
+    prints. A wrong number of `backward` calls is tried with another
+    `n_chunks`: a count that does not follow it is named a number written in.
     """
-    earlier: list[int] = []
     for seed, rows, n_in, nh, n_chunks in ACCUMULATE_CASES:
-        _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks, earlier)
-        earlier.append(n_chunks)
+        _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks)
     passed("each backward added one chunk's share; every .grad is the full-batch "
            "gradient")
 
 
 def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh: int,
-                           n_chunks: int, earlier: list[int]) -> None:
+                           n_chunks: int) -> None:
     case = f"with n_chunks={n_chunks} ({rows} rows)"
     inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
     stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
@@ -153,9 +152,10 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
         if len(seen) == rows // n_chunks and len(seen) > 1:
             why = (f"\ninp.split({n_chunks}) makes chunks of {n_chunks} rows; "
                    f"inp.chunk({n_chunks}) makes {n_chunks} chunks")
-        elif len(seen) in earlier:
-            why = (f"\n{len(seen)} chunks is what an earlier call asked for: did you "
-                   "write a fixed number? Split with inp.chunk(n_chunks)")
+        elif len(seen) > 1 and (probe := _backward_count(
+                accumulate_grads, n_chunks, len(seen)))[1] == len(seen):
+            why = (f"\nand {len(seen)} times with n_chunks={probe[0]} too: is the number "
+                   "of chunks written in? Split with inp.chunk(n_chunks)")
         raise CheckFailed(
             f"{case} expected one backward per chunk, but backward reached the "
             f"weights {len(seen)} time(s){why}")
@@ -195,6 +195,26 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
     })
     _expect_one_share_per_backward(seen, [s["lin1.weight"] for s in shares],
                                    full["lin1.weight"] / n_chunks, case)
+
+
+def _backward_count(accumulate_grads, *avoid: int) -> tuple[int, int | None]:
+    """(n, how often backward reaches the weights when the answer gets n_chunks=n).
+
+    n is another number of chunks than those in `avoid`. A count that stays the
+    same whatever n_chunks is, is a number written in. The count is None when
+    the answer fails on this call.
+    """
+    n_chunks = next(n for n in (2, 5, 8) if n not in avoid)
+    inp, targ = synthetic_regression(n=40, n_in=8, seed=11, dtype=torch.float64)
+    net, seen = _net(8, 16, 11), []
+    hook = net.lin1.weight.register_hook(lambda g: seen.append(1))
+    try:
+        call_answer(accumulate_grads, net, inp, targ, n_chunks, what="your accumulate_grads")
+    except CheckFailed:
+        return n_chunks, None
+    finally:
+        hook.remove()
+    return n_chunks, len(seen)
 
 
 def _factor(g: torch.Tensor, share: torch.Tensor) -> float | None:
@@ -266,24 +286,36 @@ def check_sequential(make_sequential) -> None:
     and `requires_grad`, when the model is built and after an SGD step on it.
     Leaves free: how the weights get in (`copy_` under `no_grad`, new
     `nn.Parameter`s of copies, `load_state_dict`), layer names, `nn.ReLU` or
-    `nn.ReLU(inplace=True)`, extra prints. When the first case fails, the
-    answer is tried at the notebook's sizes (8 -> 16): sizes hard-coded to the
-    notebook are named as such, before any other diagnosis.
+    `nn.ReLU(inplace=True)`, extra prints. Sizes written in are named as such,
+    before any other diagnosis: when the first case fails, the answer is tried
+    at the notebook's sizes (8 -> 16); when a later case fails on a size
+    mismatch, an earlier case of other sizes has passed.
     """
     built: list = []
+    worked: list[tuple[int, int]] = []  # (n_in, nh) of the cases passed so far
     for seed, n_in, nh in SEQUENTIAL_CASES:
         try:
             built.append(_check_sequential_case(make_sequential, seed, n_in, nh, built))
+            worked.append((n_in, nh))
         except CheckFailed as e:
-            if built or not _works_at_notebook_sizes(make_sequential):
+            other = [shape for shape in worked if shape != (n_in, nh)]
+            if other and isinstance(e, _SizeMismatch):
+                where = f"{other[0]}, as in an earlier case,"
+            elif not built and _works_at_notebook_sizes(make_sequential):
+                where = f"{NOTEBOOK_SIZES}, the notebook's,"
+            else:
                 raise
             raise CheckFailed(
-                f"your make_sequential works for w1 of shape {NOTEBOOK_SIZES}, the "
-                f"notebook's, but not for w1 of shape {(n_in, nh)}\nAre the sizes "
-                "written in? Take them from the weights: (n_in, nh), n_out = w1.shape, "
-                "w2.shape[1]", e.learner_frames) from None
+                f"your make_sequential works for w1 of shape {where} but not for w1 of "
+                f"shape {(n_in, nh)}\nAre the sizes written in? Take them from the "
+                "weights: (n_in, nh), n_out = w1.shape, w2.shape[1]",
+                e.learner_frames) from None
     passed("your nn.Sequential computes our network, with gradients to match, and "
            "owns its weights")
+
+
+class _SizeMismatch(CheckFailed):
+    """The answer raised on a size mismatch (a weight copied into a layer of another shape)."""
 
 
 def _works_at_notebook_sizes(make_sequential) -> bool:
@@ -315,7 +347,7 @@ def _check_sequential_case(make_sequential, seed: int, n_in: int, nh: int,
         if isinstance(e.__cause__, RuntimeError) and any(
                 text in cause for text in ("must match the size", "size mismatch",
                                            "match the broadcast shape")):
-            raise CheckFailed(
+            raise _SizeMismatch(
                 f"{e}\nnn.Linear stores its weight as (out, in): nn.Linear(n_in, nh) holds "
                 f"w1.t(), ({nh}, {n_in}), and nn.Linear(nh, n_out) holds w2.t(), (1, {nh})",
                 e.learner_frames) from None
