@@ -1,21 +1,35 @@
 """Right answers to notebook 01's exercises, written differently from the solutions."""
 
 VALID = [
-    ("check_shapes", "lists instead of tuples", """
-shapes = {"inp": [32, 5], "l1": [32, 7], "out": [32, 1], "w1": [5, 7], "b1": [7],
-          "w2": [7, 1], "b2": [1]}
-check_shapes(shapes)
+    ("check_same_object", "tested with is, the habit section 4 recommends", """
+w1 = torch.randn(8, 16)
+w64 = torch.randn(8, 16, dtype=torch.float64)
+wT = torch.randn(16, 8).t()
+predictions = {"w1.t()": w1.t() is w1, "w1.view(8, 16)": w1.view(8, 16) is w1,
+               "w1.to(torch.float32)": w1.to(torch.float32) is w1,
+               "w1.requires_grad_()": w1.requires_grad_() is w1, "w1 + 0": w1 + 0 is w1,
+               "w64.float()": w64.float() is w64, "w64.double()": w64.double() is w64,
+               "wT.contiguous()": wT.contiguous() is wT, "wT.float()": wT.float() is wT,
+               "wT.t()": wT.t() is wT}
+check_same_object(predictions)
 """),
-    ("check_shapes", "torch.Size values, in another order, with an extra entry", """
-shapes = {"w1": torch.Size([5, 7]), "b1": torch.Size([7]), "w2": torch.Size([7, 1]),
-          "b2": torch.Size([1]), "inp": torch.Size([32, 5]), "l1": torch.Size([32, 7]),
-          "l2": torch.Size([32, 7]), "out": torch.Size([32, 1])}
-check_shapes(shapes)
+    ("check_same_object", "keys spaced differently, in another order, an extra entry", """
+check_same_object({"wT.t()": False, "wT.float()": True, "wT.contiguous()": False,
+                   "w64.double()": True, "w64.float()": False, "w1+0": False,
+                   "w1.requires_grad_( )": True, "w1.to(torch.float32)": True,
+                   "w1.view(8,16)": False, "w1.t()": False, "w1.float()": True})
 """),
-    ("check_shapes", "built with dict() from named sizes", """
-N, n_in, nh = 32, 5, 7
-check_shapes(dict(inp=(N, n_in), l1=(N, nh), out=(N, 1), w1=(n_in, nh), b1=(nh,),
-                  w2=(nh, 1), b2=(1,)))
+    ("check_same_object", "hasattr(result, 'g') on tensors given a .g, with NumPy bools", """
+import numpy as np
+w1, w64, wT = torch.randn(8, 16), torch.randn(8, 16).double(), torch.randn(16, 8).t()
+for t in (w1, w64, wT):
+    t.g = "mine"
+results = {"w1.t()": w1.t(), "w1.view(8, 16)": w1.view(8, 16),
+           "w1.to(torch.float32)": w1.to(torch.float32),
+           "w1.requires_grad_()": w1.requires_grad_(), "w1 + 0": w1 + 0,
+           "w64.float()": w64.float(), "w64.double()": w64.double(),
+           "wT.contiguous()": wT.contiguous(), "wT.float()": wT.float(), "wT.t()": wT.t()}
+check_same_object({k: np.bool_(hasattr(r, "g")) for k, r in results.items()})
 """),
     ("check_sigmoid_grad", "the sigmoid recomputed from inp", """
 def sigmoid_grad(inp, out):

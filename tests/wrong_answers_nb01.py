@@ -1,61 +1,89 @@
 """Plausible wrong answers to notebook 01's exercises; each must fail its check."""
 
-SHAPES = ('{"inp": (32, 5), "l1": (32, 7), "out": (32, 1), "w1": (5, 7), "b1": (7,), '
-          '"w2": (7, 1), "b2": (1,)}')
+RIGHT = {"w1.t()": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
+         "w1.requires_grad_()": True, "w1 + 0": False, "w64.float()": False,
+         "w64.double()": True, "wT.contiguous()": False, "wT.float()": True, "wT.t()": False}
 
 
-def shapes_with(**changes) -> str:
-    """Code for exercise 1: the right dict with some entries changed, then the check."""
-    return (f"shapes = {SHAPES}\n"
-            + "".join(f"shapes[{k!r}] = {v}\n" for k, v in changes.items())
-            + "check_shapes(shapes)\n")
+def predictions_with(**changes) -> str:
+    """Code for exercise 1: the right dict with some entries changed (by the expression's
+    position in RIGHT, e1 ... e10, since an expression is no Python name), then the check."""
+    keys = list(RIGHT)
+    answer = dict(RIGHT)
+    for k, v in changes.items():
+        answer[keys[int(k[1:]) - 1]] = v
+    body = ", ".join(f"{k!r}: {v}" for k, v in answer.items())
+    return f"predictions = {{{body}}}\ncheck_same_object(predictions)\n"
+
+
+def all_of(value: str) -> str:
+    return predictions_with(**{f"e{i}": value for i in range(1, 11)})
 
 
 WRONG = [
-    ("check_shapes", "weight shape transposed", """
-shapes = {"inp": (32, 5), "l1": (32, 7), "out": (32, 1), "w1": (7, 5), "b1": (7,),
-          "w2": (7, 1), "b2": (1,)}
-check_shapes(shapes)
-""", r"1 of 7 shapes is wrong: w1\nw1: you said \(7, 5\), but its gradient has w1's own "
-     r"shape, \(5, 7\): that is the transpose$"),
-    ("check_shapes", "bias gradient kept per row", """
-shapes = {"inp": (32, 5), "l1": (32, 7), "out": (32, 1), "w1": (5, 7), "b1": (32, 7),
-          "w2": (7, 1), "b2": (1,)}
-check_shapes(shapes)
-""", r"b1: you said \(32, 7\).*no batch axis"),
-    ("check_shapes", "an entry left out", """
-check_shapes({"inp": (32, 5), "w1": (5, 7), "b1": (7,), "w2": (7, 1), "b2": (1,)})
-""", r"no entry for l1, out"),
-    ("check_shapes", "(7) without the comma is an int", shapes_with(b1="(7)"),
-     r"b1: you wrote 7, an int; a shape is a tuple of ints\nA one-element tuple needs a "
-     r"comma: \(7,\)"),
-    ("check_shapes", "an entry left as None", shapes_with(l1="None"),
-     r"l1: you wrote None; a shape is a tuple of ints"),
-    ("check_shapes", "the prediction's column dropped", shapes_with(out="(32,)"),
-     r"out: you said \(32,\).*column axis of size 1"),
-    ("check_shapes", "two entries wrong at once", shapes_with(w2="(1, 7)", b2="(32, 1)"),
-     r"2 of 7 shapes are wrong: w2, b2\n.*transpose.*\n.*no batch axis"),
-    ("check_shapes", "b2 written as a scalar's shape ()", shapes_with(b2="()"),
-     r"b2: you said \(\), but its gradient has b2's own shape, \(1,\): \(\) is the shape of a "
-     r"scalar"),
-    ("check_shapes", "w1 with a batch axis: lesson 8's per-row temporary",
-     shapes_with(w1="(32, 5, 7)"), r"w1: you said \(32, 5, 7\).*shared by all 32 rows.*sums"),
-    ("check_shapes", "four entries wrong: three lines, every name", shapes_with(
-        inp="(5, 32)", out="(32,)", w1="(7, 5)", b1="(32, 7)"),
-     r"^4 of 7 shapes are wrong: inp, out, w1, b1\ninp: .*transpose\n"
-     r"The others too \(out, w1, b1\): a gradient always has the shape of its own tensor$"),
-    ("check_shapes", "shapes written as strings", shapes_with(inp='"32x5"'),
-     r"inp: you wrote '32x5'; a shape is a tuple of ints"),
-    ("check_shapes", "a float in a shape", shapes_with(w1="(5.0, 7)"),
-     r"w1: you wrote \(5.0, 7\); every entry of a shape is an int"),
-    ("check_shapes", "a list of tuples instead of a dict", """
-check_shapes([(32, 5), (32, 7), (32, 1), (5, 7), (7,), (7, 1), (1,)])
-""", r"answer with a dict of shapes.*not a list"),
+    ("check_same_object", "a new tensor every time: everything False", all_of("False"),
+     r"^4 of 10 predictions are wrong: w1.to\(torch.float32\), w1.requires_grad_\(\), "
+     r"w64.double\(\), wT.float\(\)\nw1.to\(torch.float32\): w1 is already float32, so there "
+     r"is nothing to do: it returns w1 itself\nFor the others, test each one with `is`"),
+    ("check_same_object", "the same tensor every time: everything True", all_of("True"),
+     r"^6 of 10 predictions are wrong: w1.t\(\), w1.view\(8, 16\), w1 \+ 0, w64.float\(\), "
+     r"wT.contiguous\(\), wT.t\(\)\nw1.t\(\): a new tensor object"),
+    ("check_same_object", "section 4's float() and contiguous() taken as rules",
+     predictions_with(e6="True", e8="True"),
+     r"^2 of 10 predictions are wrong: w64.float\(\), wT.contiguous\(\)\n"
+     r"w64.float\(\): w64 is float64, so it converts: a new float32 tensor\n"
+     r"wT.contiguous\(\): wT, a transposed view, is not contiguous, so this copies it"),
+    ("check_same_object", "a view taken for the tensor itself",
+     predictions_with(e1="True", e2="True", e10="True"),
+     r"^3 of 10 predictions are wrong: w1.t\(\), w1.view\(8, 16\), wT.t\(\)\n"
+     r"w1.t\(\): a new tensor object, a view of w1's numbers"),
+    ("check_same_object", "a view with w1's own shape taken for w1", predictions_with(e2="True"),
+     r"^1 of 10 predictions is wrong: w1.view\(8, 16\)\nw1.view\(8, 16\): a view is a new "
+     r"tensor object sharing w1's numbers, even with w1's own shape$"),
+    ("check_same_object", "only methods ending in _ return the tensor itself",
+     predictions_with(e3="False", e7="False", e9="False"),
+     r"^3 of 10 predictions are wrong: w1.to\(torch.float32\), w64.double\(\), wT.float\(\)"),
+    ("check_same_object", "an in-place method taken for a copy", predictions_with(e4="False"),
+     r"w1.requires_grad_\(\): a method ending in _ works in place and returns its tensor"),
+    ("check_same_object", "+ 0 taken for a no-op", predictions_with(e5="True"),
+     r"w1 \+ 0: arithmetic makes a new tensor, even when the numbers come out the same"),
+    ("check_same_object", "a transposed tensor's float() taken for a copy",
+     predictions_with(e9="False"),
+     r"wT.float\(\): wT is already float32 \(transposed or not\), so it returns wT itself"),
+    ("check_same_object", "the template's ... left in", predictions_with(e1="..."),
+     r"^w1.t\(\): you left the template's ...; predict True or False$"),
+    ("check_same_object", "predictions written as strings", predictions_with(e3="'True'"),
+     r"^w1.to\(torch.float32\): you wrote 'True', a string; predict True or False, "
+     r"without quotes$"),
+    ("check_same_object", "1 and 0 for True and False", predictions_with(e4="1"),
+     r"^w1.requires_grad_\(\): you wrote 1; predict True or False$"),
+    ("check_same_object", "an expression left out", """
+predictions = {"w1.t()": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
+               "w1 + 0": False, "w64.float()": False, "w64.double()": True,
+               "wT.contiguous()": False, "wT.float()": True, "wT.t()": False}
+check_same_object(predictions)
+""", r"^your dict has no entry for w1.requires_grad_\(\)\nCopy the keys from the template: each "
+     r"expression as written there$"),
+    ("check_same_object", "a key written another way", """
+predictions = {"w1.T": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
+               "w1.requires_grad_()": True, "w1 + 0": False, "w64.float()": False,
+               "w64.double()": True, "wT.contiguous()": False, "wT.float()": True,
+               "wT.t()": False}
+check_same_object(predictions)
+""", r"^your dict has no entry for w1.t\(\)"),
+    ("check_same_object", "a set of the expressions that are the tensor itself", """
+check_same_object({"w1.to(torch.float32)", "w1.requires_grad_()", "w64.double()",
+                   "wT.float()"})
+""", r"^answer with a dict mapping each expression to True or False.*not a set$"),
+    ("check_same_object", "a list of predictions in the template's order", """
+check_same_object([False, False, True, True, False, False, True, False, True, False])
+""", r"^answer with a dict .*not a list$"),
     ("check_sigmoid_grad", "forgot the upstream out.g", """
 def sigmoid_grad(inp, out):
     inp.g = out * (1 - out)
 check_sigmoid_grad(sigmoid_grad)
-""", r"inp.g should be out.g \* out \* \(1 - out\)(.|\n)*left out out.g"),
+""", r"^your inp.g differs from autograd's gradient in 24 of 24 entries, on case 1 of 3 "
+     r"\(a float64 inp of shape \(6, 4\)\)\n.*left out out.g(.|\n)*Largest difference"),
     ("check_sigmoid_grad", "returned the gradient instead of setting inp.g", """
 def sigmoid_grad(inp, out):
     return out.g * out * (1 - out)
@@ -103,8 +131,9 @@ check_sigmoid_grad(sigmoid_grad)
 def sigmoid_grad(inp, out):
     inp.g = out.g * (inp > 0)
 check_sigmoid_grad(sigmoid_grad)
-""", r"inp.g should be out.g \* out \* \(1 - out\), autograd's gradient: wrong for inp\n"
-     r"Largest difference"),  # no diagnosis: no mistake of the list was made
+""", r"^your inp.g differs from autograd's gradient in 24 of 24 entries, on case 1 of 3 "
+     r"\(a float64 inp of shape \(6, 4\)\)\nLargest difference: 2 in inp"),
+     # no diagnosis: no mistake of the list was made
     ("check_sigmoid_grad", "summed over the batch like a bias", """
 def sigmoid_grad(inp, out):
     inp.g = (out.g * out * (1 - out)).sum(0)
@@ -119,7 +148,7 @@ check_sigmoid_grad(sigmoid_grad)
 def sigmoid_grad(inp, out):
     inp.g = out.g @ (out * (1 - out))
 check_sigmoid_grad(sigmoid_grad)
-""", r"raised RuntimeError: mat1 and mat2 shapes cannot be multiplied.*\n"
+""", r"raised RuntimeError: (mm: )?mat1 and mat2 shapes cannot be multiplied.*\n"
      r"This layer acts entry by entry.*\* rather than @$"),
     ("check_sigmoid_grad", "a sigmoid function the notebook never defined", """
 def sigmoid_grad(inp, out):
@@ -163,7 +192,8 @@ check_mae_grad(mae_grad)
 def mae_grad(inp, targ):
     inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1)
 check_mae_grad(mae_grad)
-""", r"sign\(inp - targ\) / N(.|\n)*left out the 1/N"),
+""", r"^your inp.g differs from the finite-difference gradient in 10 of 10 entries(.|\n)*"
+     r"left out the 1/N"),
     ("check_mae_grad", "divided by the number of columns", """
 def mae_grad(inp, targ):
     inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / inp.shape[1]
@@ -183,7 +213,7 @@ check_mae_grad(mae_grad)
 def mae_grad(inp, targ):
     inp.g = inp.sign() / inp.shape[0]
 check_mae_grad(mae_grad)
-""", r"left out the target"),
+""", r"took the sign of inp alone, leaving out targ"),
     ("check_mae_grad", "subtracted the wrong way round", """
 def mae_grad(inp, targ):
     inp.g = (targ - inp.squeeze(-1)).sign().unsqueeze(-1) / inp.shape[0]
@@ -208,14 +238,14 @@ check_mae_grad(mae_grad)
 def mae_grad(inp, targ):
     inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / 10
 check_mae_grad(mae_grad)
-""", r"on a batch of 6 rows \(float32\), inp.g should be.*\n"
+""", r"in 6 of 6 entries, on case 2 of 3 \(a float32 batch of 6 rows\)\n"
      r"Your result is what you get if you divided by 10, a fixed number, where "
      r"N = inp.shape\[0\] is 6 here"),
     ("check_mae_grad", "N typed in as the notebook's 256 rows", """
 def mae_grad(inp, targ):
     inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / 256
 check_mae_grad(mae_grad)
-""", r"on a batch of 10 rows.*\n.*you divided by 256, a fixed number"),
+""", r"on case 1 of 3 \(a float64 batch of 10 rows\)\n.*you divided by 256, a fixed number"),
     ("check_mae_grad", "N used but never defined", """
 def mae_grad(inp, targ):
     inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / N
@@ -231,7 +261,8 @@ check_mae_grad(mae_grad)
 def mae_grad(inp, targ):
     inp.g = 2 * (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / inp.shape[0]
 check_mae_grad(mae_grad)
-""", r"\nYour result is what you get if you multiplied sign\(inp - targ\) / N by 2\.\n"),
+""", r"\nYour result is what you get if you multiplied the gradient by an extra factor of "
+     r"2\.\n"),
     ("check_mae_grad", "inp.g accumulated with += before it exists", """
 def mae_grad(inp, targ):
     inp.g += (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / inp.shape[0]

@@ -1,14 +1,16 @@
 """Checks for the exercises of notebook 01, forward and backward by hand.
 
-Each check builds its own data, runs the learner's answer on several cases,
-and compares with a reference it computes itself (autograd, finite
-differences) from copies taken before the answer runs.
+Exercise 1's check judges predictions by `is` on tensors of its own. The
+others build their own data, run the learner's function on several cases,
+and compare with a reference they compute themselves (autograd, finite
+differences) from copies taken before the answer runs; a wrong result is
+described (which case, how many entries, by how much), never corrected by
+giving the formula.
 """
 
 from __future__ import annotations
 
 import dis
-import operator
 from collections.abc import Mapping
 from typing import Any
 
@@ -26,14 +28,11 @@ from helpers.checks import (
     read_g,
     snapshot,
 )
-from helpers.data import make_weights, synthetic_regression
+from helpers.compare import compare
 from helpers.numerical import numerical_grads
 
 # torch too: the check cells import it, so an answer works after a kernel restart
-__all__ = ["check_mae_grad", "check_shapes", "check_sigmoid_grad", "torch"]
-
-NAMES = ("inp", "l1", "out", "w1", "b1", "w2", "b2")
-PARAMS = ("w1", "b1", "w2", "b2")
+__all__ = ["check_mae_grad", "check_same_object", "check_sigmoid_grad", "torch"]
 
 
 def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
@@ -62,6 +61,22 @@ def _expect_requires_grad(t: torch.Tensor, was: bool, name: str, who: str) -> No
             f"{who} switched {'on' if t.requires_grad else 'off'} {name}.requires_grad; it "
             f"should leave {name} as it was (for autograd, work on a copy: "
             f"{name}.detach().requires_grad_())")
+
+
+def _expect_grad(ours: torch.Tensor, ref: torch.Tensor, against: str, case: str,
+                 mistakes: Mapping[str, Mapping[str, torch.Tensor]]) -> None:
+    """`expect_close` on inp.g, whose first line says what was observed, not the formula:
+    how many entries differ from `against`, on which `case`."""
+    row = compare({"inp": ours}, {"inp": ref})["inp"]
+    if row.close:
+        return
+    a, b = ours.detach().double(), ref.detach().double()
+    bad = int((~((a - b).abs() <= row.atol + row.rtol * b.abs())).sum())
+    first = f"your inp.g differs from {against} in {bad} of {b.numel()} entries, on {case}"
+    try:
+        expect_close({"inp": ours}, {"inp": ref}, first, mistakes=mistakes)
+    except CheckFailed as e:
+        raise CheckFailed(str(e).replace(f"{first}: wrong for inp", first, 1)) from None
 
 
 def _adds_to_g(answer: Any) -> bool:
@@ -96,86 +111,108 @@ def _call(answer, *args, what: str, hint: str, errors: Mapping[str, str], no_g: 
 
 # -- Exercise 1 -------------------------------------------------------------------------------
 
-def _shape(value: Any, name: str) -> tuple[int, ...]:
-    """The learner's entry as a tuple of ints, or a sentence saying what it is instead."""
-    if isinstance(value, bool) or value is None or isinstance(value, (str, bytes, float)):
-        raise CheckFailed(f"{name}: you wrote {value!r}; a shape is a tuple of ints, "
-                          f"such as (2, 3) or (4,)")
-    if isinstance(value, int):
-        raise CheckFailed(f"{name}: you wrote {value!r}, an int; a shape is a tuple of ints\n"
-                          f"A one-element tuple needs a comma: ({value},), while ({value}) "
-                          f"is just the number {value}")
-    if not isinstance(value, (tuple, list, torch.Size)):
-        raise CheckFailed(f"{name}: you wrote {a_type(value)}; a shape is a tuple of ints, "
-                          f"such as (2, 3) or (4,)")
-    try:
-        if any(isinstance(v, (bool, float)) for v in value):
-            raise TypeError
-        return tuple(operator.index(v) for v in value)
-    except TypeError:
-        raise CheckFailed(f"{name}: you wrote {tuple(value)!r}; every entry of a shape is an "
-                          f"int") from None
+def _sources(g: torch.Generator) -> dict[str, torch.Tensor]:
+    """Fresh tensors like the exercise's, each with a `.g` of its own."""
+    tensors = {"w1": torch.randn(8, 16, generator=g),                   # float32, contiguous
+               "w64": torch.randn(8, 16, generator=g, dtype=torch.float64),
+               "wT": torch.randn(16, 8, generator=g).t()}              # a transposed view
+    for t in tensors.values():
+        t.g = torch.zeros_like(t)
+    return tensors
 
 
-def _shape_mistake(name: str, said: tuple, shape: tuple, n: int) -> str:
-    """A diagnosed reason why `said` is not `shape`, or an empty string."""
-    if len(shape) == 2 and said == shape[::-1]:
-        return ": that is the transpose"
-    if name in PARAMS and said == (n, *shape):
-        return (f": {name} is shared by all {n} rows, so its gradient sums over them "
-                f"(no batch axis)")
-    if len(shape) == 2 and said == shape[:-1] and shape[-1] == 1:
-        return f": {name} has a column axis of size 1, and so does its gradient"
-    if said == () and shape == (1,):
-        return f": () is the shape of a scalar, but {name} is a vector of one entry"
-    return ""
+# (expression as the exercise writes it, the tensor it starts from, the expression itself,
+# why its result is or is not that tensor). Only operations whose identity behaves the same
+# on torch 2.9.1, 2.13 and 2.15; the check still judges by `is`, on its own tensors.
+EXPRESSIONS = [
+    ("w1.t()", "w1", lambda t: t["w1"].t(),
+     "a new tensor object, a view of w1's numbers with the axes swapped"),
+    ("w1.view(8, 16)", "w1", lambda t: t["w1"].view(8, 16),
+     "a view is a new tensor object sharing w1's numbers, even with w1's own shape"),
+    ("w1.to(torch.float32)", "w1", lambda t: t["w1"].to(torch.float32),
+     "w1 is already float32, so there is nothing to do: it returns w1 itself"),
+    ("w1.requires_grad_()", "w1", lambda t: t["w1"].requires_grad_(),
+     "a method ending in _ works in place and returns its tensor itself"),
+    ("w1 + 0", "w1", lambda t: t["w1"] + 0,
+     "arithmetic makes a new tensor, even when the numbers come out the same"),
+    ("w64.float()", "w64", lambda t: t["w64"].float(),
+     "w64 is float64, so it converts: a new float32 tensor"),
+    ("w64.double()", "w64", lambda t: t["w64"].double(),
+     "w64 is already float64, so there is nothing to do: it returns w64 itself"),
+    ("wT.contiguous()", "wT", lambda t: t["wT"].contiguous(),
+     "wT, a transposed view, is not contiguous, so this copies it into a new tensor"),
+    ("wT.float()", "wT", lambda t: t["wT"].float(),
+     "wT is already float32 (transposed or not), so it returns wT itself"),
+    ("wT.t()", "wT", lambda t: t["wT"].t(),
+     "a new view object, though its layout is that of the tensor wT was made from"),
+]
 
 
-def _wrong_shape(name: str, said: tuple, shape: tuple, n: int) -> str:
-    return (f"{name}: you said {said}, but its gradient has {name}'s own shape, {shape}"
-            + _shape_mistake(name, said, shape, n))
+def _key(text: Any) -> Any:
+    """An expression with its spaces removed, so that "w1 + 0" and "w1+0" are one key."""
+    return "".join(text.split()) if isinstance(text, str) else text
+
+
+def _prediction(value: Any, expr: str) -> bool:
+    """The learner's prediction as a bool, or a sentence saying what it is instead."""
+    if isinstance(value, bool) or (type(value).__module__ == "numpy"
+                                   and type(value).__name__ in ("bool_", "bool")):
+        return bool(value)
+    if isinstance(value, torch.Tensor) and value.dtype == torch.bool and value.numel() == 1:
+        return bool(value)
+    if value is Ellipsis:
+        said = "you left the template's ..."
+    elif isinstance(value, str):
+        said = f"you wrote {value!r}, a string; predict True or False, without quotes"
+    else:
+        said = f"you wrote {value!r}" if isinstance(value, (int, float, type(None))) \
+            else f"you wrote {a_type(value)}"
+    raise CheckFailed(f"{expr}: {said}" + ("" if isinstance(value, str) else
+                                           "; predict True or False"))
 
 
 @exercise_check
-def check_shapes(answer: Mapping) -> None:
-    """Exercise 1: the shape of every gradient for N=32, n_in=5, nh=7.
+def check_same_object(answer: Mapping) -> None:
+    """Exercise 1: for each expression, is its result the tensor it starts from (and so does
+    it carry that tensor's `.g`)?
 
-    Requires a dict (any mapping) with an entry for each of inp, l1, out, w1,
-    b1, w2, b2, each a tuple of ints (a list or a `torch.Size` is accepted
-    too). The right shapes are found by autograd on a network of those sizes.
-    Extra entries are ignored; every wrong entry is named, and the first two
-    explained (three lines at most).
+    Requires a dict (any mapping) with an entry for each expression of `EXPRESSIONS`, each
+    True or False (a NumPy bool or a one-entry bool tensor is accepted too). Keys may be
+    written with other spacing ("w1+0"); extra entries are ignored. The truth is found by
+    `is` on fresh tensors of the check's own (float32, float64 and a transposed view, each
+    with a `.g`), evaluated anew on every call. Every wrong prediction is named, and the
+    first ones explained (three lines at most).
     """
-    n, n_in, nh = 32, 5, 7
-    # the reference first, from tensors the answer never sees
-    inp, targ = synthetic_regression(n=n, n_in=n_in, seed=1)
-    w1, b1, w2, b2 = (t.requires_grad_() for t in make_weights(n_in, nh, seed=1))
-    inp.requires_grad_()
-    l1 = inp @ w1 + b1
-    out = l1.clamp_min(0) @ w2 + b2
-    for t in (l1, out):
-        t.retain_grad()
-    (out.squeeze(-1) - targ).pow(2).mean().backward()
-    tensors = dict(inp=inp, l1=l1, out=out, w1=w1, b1=b1, w2=w2, b2=b2)
-    actual = {name: tuple(t.grad.shape) for name, t in tensors.items()}
-
+    g = torch.Generator().manual_seed(7)
+    truth = {}
+    for expr, name, f, _ in EXPRESSIONS:
+        tensors = _sources(g)
+        result = f(tensors)
+        truth[expr] = result is tensors[name]
+        if hasattr(result, "g") != truth[expr]:   # .g belongs to the object: never otherwise
+            raise CheckFailed(f"{expr}: the check's own tensors behave unexpectedly on this "
+                              f"torch release; please report it")
     if not isinstance(answer, Mapping):
-        raise CheckFailed(f"answer with a dict of shapes, such as {{'inp': (32, 5), ...}}, "
-                          f"not {a_type(answer)}")
-    missing = [k for k in NAMES if k not in answer]
+        raise CheckFailed(f"answer with a dict mapping each expression to True or False, "
+                          f"such as {{'w1.t()': ..., ...}}, not {a_type(answer)}")
+    given = {_key(k): v for k, v in answer.items()}
+    missing = [expr for expr, *_ in EXPRESSIONS if _key(expr) not in given]
     if missing:
-        raise CheckFailed(f"your dict has no entry for {', '.join(missing)}")
-    said = {name: _shape(answer[name], name) for name in NAMES}
-    wrong = [name for name in NAMES if said[name] != actual[name]]
+        raise CheckFailed(f"your dict has no entry for {', '.join(missing)}\n"
+                          f"Copy the keys from the template: each expression as written there")
+    said = {expr: _prediction(given[_key(expr)], expr) for expr, *_ in EXPRESSIONS}
+    wrong = [(expr, why) for expr, *_, why in EXPRESSIONS if said[expr] != truth[expr]]
     if wrong:
-        lines = [f"{len(wrong)} of {len(NAMES)} shapes "
-                 f"{'is' if len(wrong) == 1 else 'are'} wrong: {', '.join(wrong)}"]
-        lines += [_wrong_shape(name, said[name], actual[name], n) for name in wrong[:2]]
-        if len(wrong) > 2:  # three lines at most: the first one, then the rule for the rest
-            lines[2] = (f"The others too ({', '.join(wrong[1:])}): a gradient always has "
-                        f"the shape of its own tensor")
+        names = ", ".join(expr for expr, _ in wrong)
+        lines = [f"{len(wrong)} of {len(EXPRESSIONS)} predictions "
+                 f"{'is' if len(wrong) == 1 else 'are'} wrong: {names}"]
+        lines += [f"{expr}: {why}" for expr, why in wrong[:2]]
+        if len(wrong) > 2:  # three lines at most: the first reason, then the way to find out
+            lines[2] = ("For the others, test each one with `is`, as section 4 does: "
+                        "a result has .g only if it is the tensor itself")
         raise CheckFailed("\n".join(lines))
-    passed(f"all {len(NAMES)} gradient shapes are right")
+    passed(f"all {len(EXPRESSIONS)} predictions are right: only the tensor itself "
+           f"carries its .g")
 
 
 # -- Exercise 2 -------------------------------------------------------------------------------
@@ -210,7 +247,7 @@ def check_sigmoid_grad(sigmoid_grad) -> None:
     """
     who = "your sigmoid_grad"
     g = torch.Generator().manual_seed(3)
-    for shape, dtype, scale in SIGMOID_CASES:
+    for i, (shape, dtype, scale) in enumerate(SIGMOID_CASES, 1):
         inp = (torch.randn(shape, generator=g, dtype=torch.float64) * scale).to(dtype)
         out = torch.sigmoid(inp)
         out.g = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
@@ -236,13 +273,13 @@ def check_sigmoid_grad(sigmoid_grad) -> None:
                 {"inp": up * x * (1 - x)},
             "you took the sigmoid of out, which already holds sigmoid(inp)":
                 {"inp": up * ss * (1 - ss)},
-            "you flipped the sign, e.g. (out - 1) instead of (1 - out)": {"inp": -ref},
+            "you flipped the sign of the whole gradient": {"inp": -ref},
             "you dropped the factor (1 - out)": {"inp": up * s},
             "you dropped the factor out": {"inp": up * (1 - s)},
         }
-        expect_close({"inp": ours}, {"inp": ref},
-                     f"on a {shape} {dtype_name(inp)} case, inp.g should be "
-                     f"out.g * out * (1 - out), autograd's gradient", mistakes=mistakes)
+        _expect_grad(ours, ref, "autograd's gradient", f"case {i} of "
+                     f"{len(SIGMOID_CASES)} (a {dtype_name(inp)} inp of shape {shape})",
+                     mistakes)
     passed(f"sigmoid_grad matches autograd on {len(SIGMOID_CASES)} cases "
            f"and leaves inp, out and out.g alone")
 
@@ -295,7 +332,8 @@ def _scale_mistake(mae_grad, ours: torch.Tensor, s: torch.Tensor) -> dict[str, d
         return {f"you divided by {round(1 / c)}, a fixed number, where N = inp.shape[0] "
                 f"is {n} here": {"inp": s * c}}
     if c2 is not None and abs(c2 * m / (c * n) - 1) < 1e-4:
-        return {f"you multiplied sign(inp - targ) / N by {c * n:.3g}": {"inp": s * c}}
+        return {f"you multiplied the gradient by an extra factor of {c * n:.3g}":
+                {"inp": s * c}}
     return {}
 
 
@@ -316,7 +354,7 @@ def check_mae_grad(mae_grad) -> None:
     """
     who = "your mae_grad"
     g = torch.Generator().manual_seed(5)
-    for n, dtype in MAE_CASES:
+    for i, (n, dtype) in enumerate(MAE_CASES, 1):
         inp, targ = _mae_case(n, dtype, g)
         before = snapshot(inp=inp, targ=targ)
         p, t = inp.detach().clone().double(), targ.detach().clone().double()
@@ -336,11 +374,11 @@ def check_mae_grad(mae_grad) -> None:
             "you left out the 1/N of the mean (or divided by inp.shape[1], which is 1)":
                 {"inp": d.sign()},
             **_scale_mistake(mae_grad, ours, d.sign()),
-            "you used |inp - targ|, the loss's own terms, where its derivative "
-            "sign(inp - targ) belongs": {"inp": d.abs() / n},
-            "you used (inp > targ), which is 0 or 1, where sign(inp - targ) is -1 or 1":
+            "you used |inp - targ|, the loss's own terms, instead of their slope":
+                {"inp": d.abs() / n},
+            "you used (inp > targ), which is 0 or 1, where the slope of |u| is -1 or 1":
                 {"inp": (d > 0).double() / n},
-            "you left out the target: sign(inp) instead of sign(inp - targ)":
+            "you took the sign of inp alone, leaving out targ":
                 {"inp": p.sign() / n},
             "you subtracted the wrong way round: targ - inp": {"inp": -d.sign() / n},
             "you used the MSE's gradient, 2 (inp - targ) / N": {"inp": 2 * d / n},
@@ -348,8 +386,7 @@ def check_mae_grad(mae_grad) -> None:
             "section 1, then summed it back to (N, 1)":
                 {"inp": (p - t).sign().sum(1, keepdim=True) / n},
         }
-        expect_close({"inp": ours}, {"inp": ref},
-                     f"on a batch of {n} rows ({dtype_name(inp)}), inp.g should be "
-                     f"sign(inp - targ) / N, shaped (N, 1)", mistakes=mistakes)
+        _expect_grad(ours, ref, "the finite-difference gradient", f"case {i} of "
+                     f"{len(MAE_CASES)} (a {dtype_name(inp)} batch of {n} rows)", mistakes)
     passed(f"mae_grad matches finite differences on {len(MAE_CASES)} batches "
            f"and leaves inp and targ alone")
