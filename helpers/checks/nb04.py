@@ -27,8 +27,9 @@ from helpers.checks import (
 )
 from helpers.compare import compare
 
-# What an answer may use after a kernel restart, with the check: torch, nn.
-__all__ = ["check_share", "check_w2", "nn", "torch"]
+# What an answer may use after a kernel restart, with the check: torch, nn, and a small
+# DynamicNet to try an answer on.
+__all__ = ["check_share", "check_w2", "nn", "small_dynamicnet", "torch"]
 
 
 class DynamicNet(nn.Module):
@@ -66,6 +67,12 @@ def _model(n: int, d_in: int, h: int, d_out: int, seed: int, deep: bool = False)
     x = torch.randn(n, d_in, generator=g, dtype=torch.float64)
     targ = torch.randn(n, d_out, generator=g, dtype=torch.float64) + 0.5
     return model, x, targ
+
+
+def small_dynamicnet():
+    """(model, x, targ): one of the checks' small DynamicNets (float64, 6 hidden units;
+    `model(x, depth)` needs the depth), with an input batch and targets, to try an answer on."""
+    return _model(*_SMALL)
 
 
 def _sse(out: torch.Tensor, targ: torch.Tensor) -> torch.Tensor:
@@ -166,8 +173,8 @@ def _diagnose_share(got, ref, i, k, n_out, old_grad, what, low) -> None:
                           f"{i} and kept the others; it is the other way round")
     for j in range(1, k + 1):
         if j != i and _close(got, ref[j - 1], low):
-            raise CheckFailed(f"{what} is the share of use {j}: number the uses 1 to k, in "
-                              f"the order of the forward pass")
+            raise CheckFailed(f"{what} is the share of use {j}\nNumber the uses 1 to k, in "
+                              f"the order of the forward pass.")
     if _close(got, share.T, low):
         raise CheckFailed(f"{what} is the transpose of use {i}'s share: nn.Linear stores "
                           f"its weight as (out, in), and so does its gradient")
