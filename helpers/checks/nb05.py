@@ -3,8 +3,8 @@
 The module carries its own copy of the notebook's code: the tape (`Tape`,
 `lin`, `relu`, `add`, `mse`, `dynamicnet_on_tape`) and the lesson-8 style
 `DynamicModel` with `LinShared`, so that a check never depends on the
-notebook's globals. They are in `__all__`, with `torch`: after a kernel
-restart, the exercise's check cell brings what its answer uses.
+notebook's globals. They are in `__all__`: after a kernel restart, the
+exercise's check cell brings what its answer uses (with a plain `import torch`).
 
 Every check runs the answer on two problems of its own (float64, different
 seeds and sizes, nonzero biases) and compares with autograd. Its reference
@@ -35,7 +35,7 @@ from helpers.compare import compare
 from helpers.numerical import autograd_grads
 
 __all__ = ["DynamicModel", "LinShared", "Tape", "add", "check_relu_shared", "check_residual",
-           "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu", "torch"]
+           "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu"]
 
 
 # -- recap of 05 §2: the tape and its ops ------------------------------------------------
