@@ -13,48 +13,48 @@ def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(torch.equal(a.out, b.args[0]) for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*hands layers\[1\] a copy .*\nYour answers on all nine "
-     r"chains are what you get if you compared values \(torch.equal, ==\): a copy has equal "
-     r"values but is another object"),
+""", r"returned True for Lin -> Relu -> Lin -> Mse, where layers\[0\] hands layers\[1\] a "
+     r"copy of its output\nAll nine verdicts fit this mistake: you compared values "
+     r"\(torch.equal, ==\): a copy has equal values, yet is another object"),
     ("check_chain_ok", "equal values with == and .all()", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(bool((a.out == b.args[0]).all()) for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"\nYour answers on all nine chains are what you get if you compared values"),
+""", r"\nAll nine verdicts fit this mistake: you compared values"),
     ("check_chain_ok", "== between two tensors, as if it were is", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out == b.args[0] for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
 """, r"your chain_ok raised RuntimeError: Boolean value of Tensor .*\n== compares two "
-     r"tensors entry by entry .*asked with `is`"),
+     r"tensors entry by entry .*`is`"),
     ("check_chain_ok", "the link to the loss left out", """
 def chain_ok(model):
     seq = model.layers
     return all(a.out is b.args[0] for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*layers\[2\] hands model.loss a copy.*\n.*you left out "
+""", r"returned True for .*, where layers\[2\] hands model.loss a copy.*\n.*you left out "
      r"the last link"),
     ("check_chain_ok", "the first link skipped", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.args[0] for a, b in zip(seq[1:], seq[2:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*whose layers\[0\] hands layers\[1\] a copy.*\n.*you "
+""", r"returned True for .*, where layers\[0\] hands layers\[1\] a copy.*\n.*you "
      r"skipped the first link"),
     ("check_chain_ok", "same memory (data_ptr) taken for the same object", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out.data_ptr() == b.args[0].data_ptr() for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*a view of its output \(the same memory, another "
-     r"object\).*\n.*you compared memory \(data_ptr\)"),
+""", r"returned True for .*, where layers\[1\] hands layers\[2\] a view of its output\n"
+     r".*you compared memory \(data_ptr\): a view shares it, yet is another object"),
     ("check_chain_ok", "only the link to the loss", """
 def chain_ok(model):
     return model.layers[-1].out is model.loss.args[0]
 check_chain_ok(chain_ok)
-""", r"returned True for a chain .*layers\[0\] hands layers\[1\] a copy.*\n.*you tested "
+""", r"returned True for .*, where layers\[0\] hands layers\[1\] a copy.*\n.*you tested "
      r"only the link to the loss"),
     ("check_chain_ok", "any link instead of every link", """
 def chain_ok(model):
@@ -67,26 +67,27 @@ def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(layer.out is layer.args[0] for layer in seq)
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain .*\n.*you compared other pairs than a layer's "
+""", r"returned False for a whole chain, .*\n.*you compared other pairs than a layer's "
      r"\.out and the next one's \.args\[0\]"),
     ("check_chain_ok", "is, but against the args tuple", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.args for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain .*\n.*args is a tuple: the input is its first item"),
+""", r"returned False for a whole chain, .*\n.*you compared other pairs .*\(args is a "
+     r"tuple\)$"),
     ("check_chain_ok", "is, but each layer with the one two places on", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.args[0] for a, b in zip(seq, seq[2:]))
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain .*\nIt judged 3 of the 9 chains wrong\.$"),
+""", r"returned False for a whole chain, .*\nIt judged 3 of the 9 chains wrong\.$"),
     ("check_chain_ok", "the verdict inverted", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return not all(a.out is b.args[0] for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain .*\n.*you returned the opposite verdict"),
+""", r"returned False for a whole chain, .*\n.*you returned the opposite verdict"),
     ("check_chain_ok", "the question's .inp, which Module layers do not have", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
@@ -113,7 +114,7 @@ def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.args[0] is b.out for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain .*\n.*you compared other pairs"),
+""", r"returned False for a whole chain, .*\n.*you compared other pairs"),
     ("check_chain_ok", "a list of links instead of one answer", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
@@ -142,8 +143,8 @@ def chain_ok(model):
         return False
     return True
 check_chain_ok(chain_ok)
-""", r"your chain_ok changed the model: layers\[0\]\.out has a new attribute \.g \(.g is "
-     r"what a backward writes: chain_ok should not run model.backward\(\)\)"),
+""", r"your chain_ok changed the model: layers\[0\]\.out has a new attribute \.g; "
+     r"chain_ok should only look, not run model.backward\(\), which writes .g$"),
     ("check_chain_ok", "each output tagged with a marker attribute", """
 def chain_ok(model):
     for i, layer in enumerate(model.layers):
@@ -166,9 +167,9 @@ check_chain_ok(chain_ok)
         a.g += out.g * b
         b.g += out.g * a
 check_mul(Mul)
-""", r"Mul\(\., h\) -> Lin -> Mse \(h cubed\), h.g should be the sum of both Muls' shares: "
-     r"wrong for h.g\nYour result is what you get if your bwd replaced h.g \(zeroed it, or "
-     r"assigned it with =\) after the other Mul's backward had added its share"),
+""", r"^where h feeds two Muls \(h \* h \* h\), h.g should be the sum of their shares: "
+     r"wrong for h.g\nYour result is what you get if your backward replaced h.g \(zeroed it, or "
+     r"used =\) after the other Mul had added its share"),
     ("check_mul", "a is b tested, = otherwise", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         if a is b:
@@ -177,8 +178,7 @@ check_mul(Mul)
             a.g = out.g * b
             b.g = out.g * a
 check_mul(Mul)
-""", r"h cubed\), h.g should be the sum of both Muls' shares.*\n.*replaced h.g \(zeroed it, "
-     r"or assigned it with =\)"),
+""", r"h.g should be the sum of their shares.*\n.*replaced h.g \(zeroed it, or used =\)"),
     ("check_mul", "zero start in __call__, but the first share assigned", """
 class Mul(Module):
     def __call__(self, a, b):
@@ -193,8 +193,7 @@ class Mul(Module):
         a.g = out.g * b
         b.g += out.g * a
 check_mul(Mul)
-""", r"h.g should be the sum of both Muls' shares.*\n.*assigned it with =\) after the other "
-     r"Mul's backward"),
+""", r"h.g should be the sum of their shares.*\n.*used =\) after the other Mul"),
     ("check_mul", "no Module base: shares summed per object, then assigned", """
 class Mul:
     def __call__(self, a, b):
@@ -208,7 +207,22 @@ class Mul:
             total[id(t)] = total.get(id(t), 0) + share
             t.g = total[id(t)]
 check_mul(Mul)
-""", r"h.g should be the sum of both Muls' shares.*\n.*replaced h.g"),
+""", r"h.g should be the sum of their shares.*\n.*replaced h.g"),
+    ("check_mul", "zero start in backward, just before bwd: still during the backward pass", """
+class Mul(Module):
+    def forward(self, a, b):
+        return a * b
+
+    def backward(self):
+        a, b = self.args
+        a.g, b.g = torch.zeros_like(a), torch.zeros_like(b)
+        super().backward()
+
+    def bwd(self, out, a, b):
+        a.g += out.g * b
+        b.g += out.g * a
+check_mul(Mul)
+""", r"h.g should be the sum of their shares.*\n.*your backward replaced h.g \(zeroed it"),
     ("check_mul", "zeros of a.shape in __call__: a float32 .g for float64 tensors", """
 class Mul(Module):
     def __call__(self, a, b):
@@ -223,8 +237,8 @@ class Mul(Module):
         a.g += out.g * b
         b.g += out.g * a
 check_mul(Mul)
-""", r"h cubed\), your Mul's backward left h.g float32 while h is float64; the layer before "
-     r"needs the tensor's dtype.*\nA gradient keeps its tensor's dtype"),
+""", r"h \* h\), your Mul's backward left h.g float32, h being float64: the Lin before it "
+     r"cannot multiply mixed dtypes.\ntorch.zeros_like\(a\) keeps a's dtype"),
     ("check_mul", "one zero tensor for both .g", """
 class Mul(Module):
     def __call__(self, a, b):
@@ -238,7 +252,7 @@ class Mul(Module):
         a.g += out.g * b
         b.g += out.g * a
 check_mul(Mul)
-""", r"on two tensors.*\nYour result is what you get if a.g and b.g are one tensor object"),
+""", r"on two tensors.*\nYour result is what you get if a.g and b.g are one object"),
     ("check_mul", "__call__ without return", """
 class Mul(Module):
     def __call__(self, a, b):
@@ -260,7 +274,7 @@ check_mul(Mul)
         b.g = out.g * a
 check_mul(Mul)
 """, r"for Mul\(\)\(x, x\).*\nYour result is what you get if the second share replaced the "
-     r"first instead of adding to it: here a and b are one tensor"),
+     r"first: here a and b are one tensor, with one .g"),
     ("check_mul", "zeroes b.g after adding a's share", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g = torch.zeros_like(a)
@@ -293,7 +307,7 @@ check_mul(Mul)
         b.g += out.g * a
 check_mul(Mul)
 """, r"your Mul's backward raised AttributeError.*no attribute 'g'\n\+= needs a .g to add "
-     r"to: give each input's .g a zero start once"),
+     r"to: give each .g a zero start before the backward pass"),
     ("check_mul", "zero start for a only", """
 class Mul(Module):
     def __call__(self, a, b):
@@ -316,7 +330,7 @@ check_mul(Mul)
             a.g, b.g = out.g * b, out.g * a
 check_mul(Mul)
 """, r"on a tensor and its view.*\nYour result is what you get if you took a and b for one "
-     r"tensor; here b is a view of a"),
+     r"tensor: b is a view of a"),
     ("check_mul", "one tensor told by data_ptr", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         if a.data_ptr() == b.data_ptr():
@@ -325,8 +339,7 @@ check_mul(Mul)
         else:
             a.g, b.g = out.g * b, out.g * a
 check_mul(Mul)
-""", r"on a tensor and its view.*\n.*two objects, each with its own .g: test identity "
-     r"with `is`"),
+""", r"on a tensor and its view.*\n.*yet another object, with its own .g; test with `is`"),
     ("check_mul", "shares swapped", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g = out.g * a
@@ -377,7 +390,7 @@ check_mul(Mul)
     def bwd(self, out, a, b):
         a.g, b.g = out.g * b, out.g * a
 check_mul(Mul)
-""", r"returned another object than the one it stored as self.out"),
+""", r"returned another object than its self.out"),
     ("check_mul", "an instance passed instead of the class", _MUL_FORWARD + """
     def bwd(self, out, a, b):
         a.g, b.g = out.g * b, out.g * a
@@ -389,13 +402,13 @@ def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out
 max_rows = 6377
 check_outer_bytes(outer_bytes, max_rows)
-""", r"returned 30, but that temporary takes 120 bytes: that is the number of entries"),
+""", r"returned 30, not 120 bytes: that is the number of entries; times 4 bytes each$"),
     ("check_outer_bytes", "4 bytes an entry whatever the dtype", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * 4
 max_rows = 6377
 check_outer_bytes(outer_bytes, max_rows)
-""", r"torch.float64\) returned 336, .*4 bytes an entry, true of float32 only"),
+""", r"torch.float64\) returned 336, not 672 bytes: .*4 bytes an entry; torch.float64 has 8$"),
     ("check_outer_bytes", "bits instead of bytes", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * torch.finfo(dtype).bits
@@ -407,7 +420,7 @@ def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * torch.zeros(1).element_size()
 max_rows = 6377
 check_outer_bytes(outer_bytes, max_rows)
-""", r"4 bytes an entry, true of float32 only"),
+""", r"4 bytes an entry; torch.float64 has 8"),
     ("check_outer_bytes", "no default dtype", """
 def outer_bytes(N, n_in, n_out, dtype):
     return N * n_in * n_out * dtype.itemsize
@@ -426,7 +439,7 @@ def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * dtype.itemsize
 max_rows = 1e9 // outer_bytes(1, 784, 50)
 check_outer_bytes(outer_bytes, max_rows)
-""", r"max_rows is the float 6377\.0; .*with / and with // alike.*int\(\.\.\.\)"),
+""", r"max_rows is the float 6377\.0, not an int: arithmetic with a float .*int\(\.\.\.\)"),
     ("check_outer_bytes", "max_rows a NumPy float from np.floor", """
 import numpy as np
 
@@ -435,13 +448,13 @@ def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * dtype.itemsize
 max_rows = np.floor(10**9 / outer_bytes(1, 784, 50))
 check_outer_bytes(outer_bytes, max_rows)
-""", r"max_rows is the float np.float64\(6377\.0\); a number of rows is an int"),
+""", r"max_rows is the float np.float64\(6377\.0\), not an int"),
     ("check_outer_bytes", "max_rows rounded to the nearest row", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * dtype.itemsize
 max_rows = round(1e9 / outer_bytes(1, 784, 50))
 check_outer_bytes(outer_bytes, max_rows)
-""", r"max_rows = 6378 does not fit: .*more than 1 GB"),
+""", r"max_rows = 6378 does not fit: .*over 1 GB"),
     ("check_outer_bytes", "a GiB (2**30 bytes) taken for a GB", """
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * dtype.itemsize

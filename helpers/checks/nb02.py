@@ -139,25 +139,24 @@ def _links(widths) -> int:
 # answers on all nine chains are compared with these, to name a mistake only when the
 # answer behaves exactly as that mistake does.
 _MISTAKES = {
-    "you compared values (torch.equal, ==): a copy has equal values but is another "
-    "object, with its own .g; ask whether the two names are one object, with `is`":
+    "you compared values (torch.equal, ==): a copy has equal values, yet is another "
+    "object, with its own .g; use `is`":
         lambda n, k, kind: True,
-    "you compared memory (data_ptr): a view shares the memory but is another object, "
-    "with its own .g; ask whether the two names are one object, with `is`":
+    "you compared memory (data_ptr): a view shares it, yet is another object, with its "
+    "own .g; use `is`":
         lambda n, k, kind: k is None or kind == "view",
-    "you left out the last link, from the last layer's .out to model.loss.args[0]":
+    "you left out the last link, the last layer's .out to model.loss.args[0]":
         lambda n, k, kind: k is None or k == n - 1,
-    "you skipped the first link, from layers[0].out to layers[1].args[0]":
+    "you skipped the first link, layers[0].out to layers[1].args[0]":
         lambda n, k, kind: k is None or k == 0,
-    "you tested only the link to the loss; every link between two layers counts too":
+    "you tested only the link to the loss; the links between layers count too":
         lambda n, k, kind: k is None or k != n - 1,
-    "you returned True when any link holds; the chain is whole only when all of them do":
+    "you returned True when any link holds; a chain is whole when all do":
         lambda n, k, kind: k is None or n > 1,
-    "you returned the opposite verdict: False for every whole chain, True for every "
-    "broken one":
+    "you returned the opposite verdict, False for every whole chain":
         lambda n, k, kind: k is not None,
-    "you compared other pairs than a layer's .out and the next one's .args[0] (args is "
-    "a tuple: the input is its first item), so even a whole chain fails":
+    "you compared other pairs than a layer's .out and the next one's .args[0] "
+    "(args is a tuple)":
         lambda n, k, kind: False,
 }
 
@@ -184,13 +183,10 @@ def _chain(widths, broken, kind, seed):
 def _describe_chain(model, broken, kind) -> str:
     names = " -> ".join(type(layer).__name__ for layer in [*model.layers, model.loss])
     if broken is None:
-        return (f"a whole chain ({names}): each layer's .out is the next one's .args[0], "
-                "the last one's is model.loss.args[0]")
+        return f"a whole chain, {names}"
     nxt = "model.loss" if broken == len(model.layers) - 1 else f"layers[{broken + 1}]"
-    what = ("a copy (equal values, another object)" if kind == "copy" else
-            "a view of its output (the same memory, another object)")
-    return (f"a chain ({names}) whose layers[{broken}] hands {nxt} {what}, so "
-            f"layers[{broken}].out is not {nxt}.args[0]")
+    what = "a copy of its output" if kind == "copy" else "a view of its output"
+    return f"{names}, where layers[{broken}] hands {nxt} {what}"
 
 
 def _stored(model):
@@ -226,9 +222,8 @@ def _expect_untouched(attributes) -> None:
             raise AssertionError(
                 f"your chain_ok changed the model: {place} "
                 + (f"has a new attribute .{name}" if added else f"had its .{name} changed")
-                + (" (.g is what a backward writes: chain_ok should not run model.backward())"
-                   if name == "g" else "")
-                + "; chain_ok should only look"
+                + ("; chain_ok should only look, not run model.backward(), which writes .g"
+                   if name == "g" else "; chain_ok should only look")
             )
         if not torch.equal(t.detach(), value):
             raise AssertionError(f"your chain_ok changed the values of {place} in place; "
@@ -325,7 +320,7 @@ def check_chain_ok(chain_ok) -> None:
     seen = [got for got, _ in answers]
     matched = [mistake for mistake, says in _MISTAKES.items()
                if seen == [says(_links(w), k, h) for w, k, h in _CHAINS]]
-    second = ("Your answers on all nine chains are what you get if " + ", or if ".join(matched)
+    second = ("All nine verdicts fit this mistake: " + "; or ".join(matched)
               if matched else f"It judged {len(wrong)} of the {len(_CHAINS)} chains wrong.")
     raise AssertionError(f"chain_ok returned {got} for {_describe_chain(model, broken, kind)}"
                          f"\n{second}")
@@ -347,12 +342,8 @@ _PAIRS = {"other": "two tensors", "view": "a tensor and its view",
           "copy": "a tensor and its copy"}
 _STALE = ("you added the shares to the .g left from an earlier run: give each .g a zero "
           "start before the backward pass")
-_TWO_OBJECTS = {
-    "view": "b is a view of a (the same memory, equal values)",
-    "copy": "b is a copy of a (equal values)",
-}
-_NO_G = ("+= needs a .g to add to: give each input's .g a zero start once, before the "
-         "backward pass (when the layer is called)")
+_TWO_OBJECTS = {"view": "a view of a", "copy": "a copy of a"}
+_NO_G = "+= needs a .g to add to: give each .g a zero start before the backward pass"
 
 
 def _new_mul(Mul):
@@ -388,9 +379,8 @@ def _mul_forward(layer, a, b, shape):
                  mistakes={"you added a and b instead of multiplying them": {"a * b": a0 + b0}})
     if getattr(layer, "out", None) is not out:
         raise AssertionError(
-            "your Mul returned another object than the one it stored as self.out, so the "
-            ".g that the next layer writes never reaches its backward: subclass Module and "
-            "write only forward and bwd"
+            "your Mul returned another object than its self.out, so the next layer's .g "
+            "never reaches its backward: subclass Module, write forward and bwd"
         )
     return out, a0, b0
 
@@ -436,10 +426,9 @@ def _mul_case(Mul, seed, shape, dtype, how, stale):
 
     if how == "same":
         share = up * a0
-        what = ("for Mul()(x, x), which is x * x, x.g should be out.g * x + out.g * x, its "
-                "share as a plus its share as b")
-        mistakes = {"the second share replaced the first instead of adding to it: here a "
-                    "and b are one tensor, so a.g and b.g are one attribute": {"x.g": share},
+        what = "for Mul()(x, x), x.g should be 2 * out.g * x, its share as a plus its share as b"
+        mistakes = {"the second share replaced the first: here a and b are one tensor, "
+                    "with one .g": {"x.g": share},
                     "you left out the upstream gradient out.g": {"x.g": 2 * a0}}
         if stale:
             mistakes[_STALE] = {"x.g": old["a"] + 2 * share}
@@ -456,18 +445,18 @@ def _mul_case(Mul, seed, shape, dtype, how, stale):
         mistakes[_STALE] = {"a.g": old["a"] + ref["a.g"], "b.g": old["b"] + ref["b.g"]}
     if how == "other":        # (for a view or a copy, the mistake below gives these numbers)
         both = ref["a.g"] + ref["b.g"]
-        mistakes["a.g and b.g are one tensor object (as a.g = b.g = torch.zeros_like(a) "
-                 "makes), so each share lands in both: give each input its own zeros"] = {
+        mistakes["a.g and b.g are one object (a.g = b.g = torch.zeros_like(a) does "
+                 "that), so each share lands in both: give each its own zeros"] = {
             "a.g": both, "b.g": both}
     if how in _TWO_OBJECTS:
-        mistakes[f"you took a and b for one tensor; here {_TWO_OBJECTS[how]}, but they are "
-                 "two objects, each with its own .g: test identity with `is`"] = {
+        mistakes[f"you took a and b for one tensor: b is {_TWO_OBJECTS[how]}, yet "
+                 "another object, with its own .g; test with `is`"] = {
             "a.g": 2 * ref["a.g"], "b.g": 2 * ref["b.g"]}
     expect_close(ours, ref, f"for Mul()(a, b) on {_PAIRS[how]}, a.g should be out.g * b "
                  "and b.g out.g * a", mistakes=mistakes)
 
 
-_NETWORK = "in Lin -> Mul(h, h) -> Mul(., h) -> Lin -> Mse (h cubed)"
+_NETWORK = "where h feeds two Muls (h * h * h)"
 
 
 def _mul_network(Mul, seed=9):
@@ -488,17 +477,15 @@ def _mul_network(Mul, seed=9):
     g = read_g(h, "h", "your Mul's backward")
     if torch.finfo(g.dtype).eps > torch.finfo(h.dtype).eps:
         raise AssertionError(
-            f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)} while h is "
-            f"{dtype_name(h)}; the layer before needs the tensor's dtype (its backward "
-            f"multiplies h.g with a {dtype_name(h)} w, and a matmul refuses mixed dtypes).\n"
-            f"A gradient keeps its tensor's dtype: torch.zeros_like(a) does; "
-            f"torch.zeros(a.shape) is float32 whatever a is")
+            f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)}, h being "
+            f"{dtype_name(h)}: the Lin before it cannot multiply mixed dtypes.\n"
+            f"torch.zeros_like(a) keeps a's dtype; torch.zeros(a.shape) is float32")
     up = r.g                                  # what the second Lin's backward sent back
     expect_close({"h.g": g}, {"h.g": 3 * h * h * up},
-                 f"{_NETWORK}, h.g should be the sum of both Muls' shares",
-                 mistakes={"your bwd replaced h.g (zeroed it, or assigned it with =) after "
-                           "the other Mul's backward had added its share: give each .g a "
-                           "zero start once, before the backward pass, and only add in bwd":
+                 f"{_NETWORK}, h.g should be the sum of their shares",
+                 mistakes={"your backward replaced h.g (zeroed it, or used =) after the "
+                           "other Mul had added its share: zero each .g before the backward "
+                           "pass":
                            {"h.g": 2 * h * h * up}})
     lin1.backward()
     tensors = dict(inp=inp, w1=w1, b1=b1, w2=w2, b2=b2)
@@ -563,7 +550,7 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
 
     Requires: `outer_bytes` returns the bytes of the (N, n_in, n_out) temporary
     (as measured on a real one) for float16, bfloat16, float32 and float64,
-    with float32 as the default dtype; `max_rows` is a whole number (a Python or
+    with float32 as the default dtype; `max_rows` is an int (a Python or
     NumPy int, or a 0-d integer tensor), the largest N whose 784 -> 50 float32
     temporary takes at most 10**9 bytes. A float, even a whole one, is refused
     with a sentence. Leaves free: how the bytes an entry are found (itemsize,
@@ -578,46 +565,46 @@ def check_outer_bytes(outer_bytes, max_rows) -> None:
         got = call_answer(outer_bytes, N, n_in, n_out, dtype, what="your outer_bytes", hint=hint)
         if got == expected:
             continue
+        size = tmp.element_size()
         if got == numel:
-            why = "that is the number of entries; multiply by the bytes of one entry"
+            why = f"that is the number of entries; times {size} bytes each"
         elif got == 8 * expected:
             why = "that is bits, not bytes: a byte has 8 bits"
         elif got == 4 * numel:
-            why = f"that counts 4 bytes an entry, true of float32 only, not of {dtype}"
+            why = f"that counts 4 bytes an entry; {dtype} has {size}"
         else:
-            why = f"the temporary has N * n_in * n_out = {numel} entries"
+            why = f"{numel} entries (N * n_in * n_out) of {size} bytes"
         raise AssertionError(
-            f"outer_bytes({N}, {n_in}, {n_out}, {dtype}) returned {got!r}, but that temporary "
-            f"takes {expected} bytes: {why} ({tmp.element_size()} bytes each)"
+            f"outer_bytes({N}, {n_in}, {n_out}, {dtype}) returned {got!r}, not "
+            f"{expected} bytes: {why}"
         )
     got = call_answer(outer_bytes, 50_000, *MNIST_LAYER, what="outer_bytes(50_000, 784, 50)",
                       hint="it is called without dtype here, so dtype needs a default: "
                            "dtype=torch.float32")
     if got != _mnist_bytes(50_000):
         raise AssertionError(
-            f"outer_bytes(50_000, 784, 50) returned {got!r}, but the MNIST temporary takes "
-            f"{_mnist_bytes(50_000):,} bytes (7.84 GB) in float32, the default dtype"
+            f"outer_bytes(50_000, 784, 50) returned {got!r}, not "
+            f"{_mnist_bytes(50_000):,} bytes: float32 is the default dtype"
         )
     if isinstance(max_rows, float) and max_rows.is_integer():
         raise AssertionError(
-            f"max_rows is the float {max_rows!r}; a number of rows is an int. A float in "
-            "a division makes a float, with / and with // alike (1e9 is a float): "
-            "wrap it in int(...), or divide 10**9"
+            f"max_rows is the float {max_rows!r}, not an int: arithmetic with a float "
+            "(1e9 is one) gives a float; use int(...), or 10**9"
         )
     if isinstance(max_rows, float):
         raise AssertionError(
-            f"max_rows is {max_rows!r}, a fraction of a row; a number of rows is an int: "
-            "round down with int(...) or //, on ints"
+            f"max_rows is {max_rows!r}, a fraction of a row, not an int: round down "
+            "with int(...), or // on ints"
         )
     rows = expect_int(max_rows, "max_rows, a number of rows,")
     if _mnist_bytes(rows) > 1e9:
         raise AssertionError(
-            f"max_rows = {rows} does not fit: its temporary takes {_mnist_bytes(rows):,} "
-            "bytes, more than 1 GB (10**9 bytes)"
+            f"max_rows = {rows} does not fit: {_mnist_bytes(rows):,} bytes, over 1 GB "
+            "(10**9 bytes)"
         )
     if _mnist_bytes(rows + 1) <= 1e9:
         raise AssertionError(
             f"max_rows = {rows} fits, but so does {rows + 1} "
-            f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits in 10**9 bytes"
+            f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits"
         )
     passed(f"outer_bytes right; at most {rows} rows fit in 1 GB")
