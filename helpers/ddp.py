@@ -8,41 +8,58 @@
 DDP tutorial, plus what a notebook needs around it:
 
 - the environment `torchrun` gives each process (`MASTER_ADDR`, `MASTER_PORT`,
-  `RANK`, `WORLD_SIZE`), so that `dist.init_process_group("gloo")` in the
-  function joins the others on 127.0.0.1;
-- each rank's return value, sent back through a pipe;
-- a rank's exception, re-raised in the notebook as a `WorkerError` that names
-  the rank, the line of the function and the message, path-free
-  (`.traceback` keeps the rank's whole traceback);
+  `RANK`, `WORLD_SIZE`, `LOCAL_RANK`), on top of the notebook's own environment
+  at launch time (so `TORCH_DISTRIBUTED_DEBUG` set in the notebook reaches the
+  ranks), so that `dist.init_process_group("gloo")` in the function joins the
+  others on 127.0.0.1;
+- each rank's return value, sent back in a file of its own (written whole or
+  not at all, so that a rank stopped while writing leaves nothing half-read);
+- a failure reported as a `WorkerError` naming the rank that failed first, the
+  line of the function and the message, path-free (`.traceback` keeps the
+  rank's whole traceback); the other ranks are stopped at once;
 - a deadline: after `timeout` seconds every process is stopped and a
   `TimeoutError` says which ranks were not done;
 - nothing left behind: no process, no file.
 
-The processes fork from a server process that has imported torch and
-`torch._dynamo` (DDP's constructor imports it, about 2 s) once, in the
-background, from `prepare()` on: a launch then costs a fraction of a second.
-Where there is no fork server (Windows), each process starts afresh (spawn).
+How the processes start, so that none imports torch again (about 2 s, and as
+much again for `torch._dynamo`, which DDP's constructor imports):
+
+- on Linux they are forks of the calling process (the notebook's kernel), made
+  after it has imported `torch._dynamo`: a launch costs about 0.1 s. Each one
+  first points `sys.stdout`, `sys.stderr` and the file descriptors 1 and 2 at
+  /dev/null, so that nothing it prints reaches the notebook;
+- elsewhere (macOS) they fork from a server process that `prepare()` starts in
+  the background, which imports torch and `torch._dynamo` once;
+- where there is neither (Windows), each process starts afresh (spawn).
+
 The function must be importable by name (defined in a module, not in a
-notebook): `train` below is the one notebook 06 runs.
+notebook): `train` and `train_accumulating` below are the ones notebook 06 runs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import multiprocessing.connection
 import os
 import pickle
 import random
+import shutil
 import socket
 import sys
+import tempfile
 import time
 import traceback
 from collections.abc import Callable
 from typing import Any
 
 import torch
+import torch.distributed as dist
 import torch.multiprocessing as torch_mp
+from torch.nn.parallel import DistributedDataParallel
 
-__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "train"]
+__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "rows", "train",
+           "train_accumulating"]
 
 _PRELOAD = ["torch", "torch._dynamo", "torch.distributed", "helpers.ddp"]
 
@@ -62,11 +79,15 @@ class WorkerError(RuntimeError):
 
 def _method() -> str:
     methods = multiprocessing.get_all_start_methods()
+    if sys.platform.startswith("linux") and "fork" in methods:
+        return "fork"
     return "forkserver" if "forkserver" in methods else "spawn"
 
 
 def prepare() -> None:
-    """Start the fork server now, in the background: it imports torch for every launch."""
+    """Get the processes of later launches ready: where they fork from a server
+    (macOS), start it now, in the background; it imports torch for every launch.
+    Where they are forks of this process (Linux), there is nothing to do."""
     if _method() == "forkserver":
         from multiprocessing import forkserver
 
@@ -91,24 +112,50 @@ def _where(tb, fn: Callable[..., Any]) -> str:
     return f"{f.name}, line {f.lineno - fn.__code__.co_firstlineno + 1}: {f.line}"
 
 
-def _rank(rank: int, fn: Callable[..., Any], nprocs: int, port: int,
-          kwargs: dict[str, Any], queue) -> None:
-    """One process: torchrun's environment, then `fn(rank, nprocs, **kwargs)`."""
-    quiet = os.open(os.devnull, os.O_WRONLY)   # C++ warnings would land in the notebook
-    os.dup2(quiet, 1)
+def _rank(rank: int, fn: Callable[..., Any], nprocs: int, port: int, kwargs: dict[str, Any],
+          env: dict[str, str], folder: str) -> None:
+    """One process: torchrun's environment, then `fn(rank, nprocs, **kwargs)`; the
+    outcome goes to `folder/rank<r>` as (time, "ok", result) or (time, "error", ...),
+    and the process ends at once, with os._exit.
+
+    Nothing of `fn` is freed before that: its frame (and so its locals: the model,
+    the process group) stays alive to the end. Freeing them would destroy gloo's
+    process group, which joins its worker threads while holding the GIL; since
+    torch 2.13 a worker may need the GIL to free the work of an all-reduce that
+    DDP started during backward, and then both wait forever.
+    """
+    quiet = os.open(os.devnull, os.O_WRONLY)   # nothing printed reaches the notebook:
+    os.dup2(quiet, 1)                          # not C++'s warnings,
     os.dup2(quiet, 2)
+    sys.stdout = sys.stderr = open(os.devnull, "w")   # nor Python's (a kernel's streams)
+    os.environ.update(env)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
                       WORLD_SIZE=str(nprocs), LOCAL_RANK=str(rank))
     if "lo" in {name for _, name in socket.if_nameindex()}:
         os.environ.setdefault("GLOO_SOCKET_IFNAME", "lo")
+    dist.set_debug_level_from_env()            # torch read it at import, long before
     torch.set_num_threads(1)
+    kept: list = []
+
+    def keep_frame(frame, event, arg):         # fn's own frame, kept past its return
+        if event == "call" and frame.f_code is getattr(fn, "__code__", None):
+            kept.append(frame)
+            sys.setprofile(None)
+
+    sys.setprofile(keep_frame)
     try:
-        queue.put((rank, "ok", pickle.dumps(fn(rank, nprocs, **kwargs))))
+        outcome: tuple = ("ok", fn(rank, nprocs, **kwargs))
     except Exception as e:  # noqa: BLE001 -- sent to the notebook, in words
-        where = _where(e.__traceback__, fn)
-        queue.put((rank, "error", pickle.dumps((type(e).__name__, str(e), where,
-                                                traceback.format_exc()))))
-        sys.exit(1)
+        kept.append(e)                         # its traceback holds the frames
+        outcome = ("error", type(e).__name__, str(e), _where(e.__traceback__, fn),
+                   traceback.format_exc())
+    finally:
+        sys.setprofile(None)
+    path = os.path.join(folder, f"rank{rank}")
+    with open(path + ".part", "wb") as f:
+        pickle.dump((time.time(), *outcome), f)
+    os.replace(path + ".part", path)            # whole, or not at all
+    os._exit(0 if outcome[0] == "ok" else 1)
 
 
 class Job:
@@ -119,39 +166,53 @@ class Job:
         method = _method()
         if method == "forkserver":
             prepare()
+        elif method == "fork":
+            import torch._dynamo  # noqa: F401 -- once here, not in every rank's DDP()
         self.timeout, self.nprocs = timeout, nprocs
-        self._queue = multiprocessing.get_context(method).SimpleQueue()
+        self._folder = tempfile.mkdtemp(prefix="ddp-job-")
         self._outcome: tuple[str, Any] | None = None
         self._deadline = time.monotonic() + timeout
         self._context = torch_mp.start_processes(
-            _rank, args=(fn, nprocs, _free_port(), kwargs, self._queue), nprocs=nprocs,
-            join=False, start_method=method)
+            _rank, args=(fn, nprocs, _free_port(), kwargs, dict(os.environ), self._folder),
+            nprocs=nprocs, join=False, start_method=method)
 
-    def _drain(self, got: dict[int, tuple]) -> None:
-        while not self._queue.empty():
-            rank, status, payload = self._queue.get()
-            got[rank] = (status, pickle.loads(payload))
+    def _read(self) -> dict[int, tuple]:
+        """What the ranks have written so far: {rank: (time, status, ...)}."""
+        got = {}
+        for rank in range(self.nprocs):
+            path = os.path.join(self._folder, f"rank{rank}")
+            if os.path.exists(path):
+                with open(path, "rb") as f:
+                    got[rank] = pickle.load(f)
+        return got
+
+    def _wait(self) -> list[Any]:
+        processes = self._context.processes
+        while True:
+            failed = [r for r, p in enumerate(processes)
+                      if p.exitcode is not None and p.exitcode != 0]
+            if failed:
+                raise self._failure(failed)
+            running = [p for p in processes if p.exitcode is None]
+            if not running:
+                got = self._read()
+                missing = [r for r in range(self.nprocs) if r not in got]
+                if missing:
+                    raise WorkerError(missing[0], f"rank {missing[0]} ended without a result")
+                return [got[r][2] for r in range(self.nprocs)]
+            left = self._deadline - time.monotonic()
+            if left <= 0:
+                waiting = [r for r, p in enumerate(processes) if p.exitcode is None]
+                raise TimeoutError(f"rank(s) {waiting} not done after "
+                                   f"{self.timeout:g} s: every process stopped")
+            multiprocessing.connection.wait([p.sentinel for p in running],
+                                            timeout=min(left, 1.0))
 
     def results(self) -> list[Any]:
         """Wait for every rank; its return values by rank, or the first failure's error."""
         if self._outcome is None:
-            got: dict[int, tuple] = {}
             try:
-                while True:
-                    self._drain(got)
-                    left = self._deadline - time.monotonic()
-                    if left <= 0:
-                        waiting = [r for r in range(self.nprocs) if r not in got]
-                        raise TimeoutError(f"rank(s) {waiting} not done after "
-                                           f"{self.timeout:g} s: every process stopped")
-                    try:
-                        if self._context.join(timeout=min(left, 0.05), grace_period=0.5):
-                            break
-                    except (torch_mp.ProcessRaisedException, torch_mp.ProcessExitedException) as e:
-                        self._drain(got)
-                        raise self._failure(e.error_index, got) from None
-                self._drain(got)
-                self._outcome = ("ok", [got[r][1] for r in range(self.nprocs)])
+                self._outcome = ("ok", self._wait())
             except (WorkerError, TimeoutError) as e:
                 self._outcome = ("error", e)
             finally:
@@ -160,20 +221,22 @@ class Job:
             raise self._outcome[1]
         return self._outcome[1]
 
-    def _failure(self, rank: int, got: dict[int, tuple]) -> WorkerError:
-        errors = sorted(r for r, (status, _) in got.items() if status == "error")
-        if rank not in errors and errors:
-            rank = errors[0]
-        if rank in errors:
-            error, message, where, tb = got[rank][1]
+    def _failure(self, failed: list[int]) -> WorkerError:
+        """The error of the rank that raised first (the others often fail because of
+        it: a peer gone), or the exit code of a rank that died without a word."""
+        errors = {r: o for r, o in self._read().items() if o[1] == "error"}
+        if errors:
+            rank = min(errors, key=lambda r: errors[r][0])
+            _, _, error, message, where, tb = errors[rank]
             place = f" in {where}" if where else ""
             return WorkerError(rank, f"rank {rank} raised {error}{place}\n{error}: {message}",
                                error, message, tb)
+        rank = failed[0]
         code = self._context.processes[rank].exitcode
         return WorkerError(rank, f"rank {rank} died (exit code {code})")
 
     def stop(self) -> None:
-        """Stop every process that still runs, and remove the error files torch wrote."""
+        """Stop every process that still runs; remove the files it and torch wrote."""
         for p in self._context.processes:
             if p.is_alive():
                 p.kill()
@@ -181,6 +244,7 @@ class Job:
         for path in self._context.error_files:
             if path and os.path.exists(path):
                 os.remove(path)
+        shutil.rmtree(self._folder, ignore_errors=True)
 
 
 def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
@@ -199,6 +263,8 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 
 # ---------------------------------------------------------------------------------
 # What notebook 06 runs: the tutorial's DynamicNet under DistributedDataParallel.
+# The notebook prints `train` and `train_accumulating` as they are: keep them short,
+# as a learner would write them, and at most 79 characters wide.
 
 
 class DynamicNet(torch.nn.Module):
@@ -226,22 +292,35 @@ def rows(rank: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(32, 1000, generator=g), torch.randn(32, 10, generator=g)
 
 
-def train(rank: int, world_size: int, depths: list[list[int]], **ddp_options: Any) -> list:
-    """One rank of DynamicNet under DDP, at the depths given; .grad after each backward."""
-    import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
-
-    dist.init_process_group("gloo")       # RANK, WORLD_SIZE, MASTER_ADDR/PORT: set
-    torch.manual_seed(0)                  # the same weights on every rank
+def train(rank, world_size, depths, **ddp_options):
+    dist.init_process_group("gloo")   # finds RANK, WORLD_SIZE, MASTER_ADDR...
+    torch.manual_seed(0)              # (DDP copies rank 0's weights anyway)
     model = DistributedDataParallel(DynamicNet(1000, 100, 10), **ddp_options)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
-    inp, targ = rows(rank)                # this rank's half of the batch
-    grads = []
-    for depth in depths[rank]:
+    inp, targ = rows(rank)            # this rank's 32 of the 64 rows
+    grads = []                        # .grad after each backward
+    for depth in depths[rank]:        # this rank's depth at each step
         optimizer.zero_grad()
         loss = ((model(inp, depth) - targ) ** 2).sum()
-        loss.backward()                   # DDP averages .grad over the ranks
+        loss.backward()               # DDP: .grad averaged over the ranks
         grads.append({n: p.grad for n, p in model.module.named_parameters()})
         optimizer.step()
     dist.destroy_process_group()
     return grads
+
+
+def train_accumulating(rank, world_size, depth, micro_batches):
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(DynamicNet(1000, 100, 10))
+    w, seen = model.module.middle_linear.weight, []
+    w.register_post_accumulate_grad_hook(        # w.grad after each backward
+        lambda w: seen.append(w.grad.clone()))
+    inp, targ = rows(rank)
+    micro = zip(inp.chunk(micro_batches), targ.chunk(micro_batches))
+    for i, (x, y) in enumerate(micro):
+        last = i == micro_batches - 1           # only the last one syncs
+        with contextlib.nullcontext() if last else model.no_sync():
+            ((model(x, depth) - y) ** 2).sum().backward()
+    dist.destroy_process_group()
+    return seen, w.grad

@@ -66,6 +66,7 @@ def pytest_terminal_summary(terminalreporter):
 GROUPED_FILES = {"test_kernel.py", "test_ddp.py", "test_site.py", "test_bare_kernel.py"}
 
 
+@pytest.hookimpl(tryfirst=True)   # before xdist's loadgroup reads the marks
 def pytest_collection_modifyitems(config, items):
     """Each notebook, and each file with a shared expensive fixture, to one worker."""
     if not config.pluginmanager.hasplugin("xdist"):

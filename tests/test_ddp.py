@@ -1,15 +1,13 @@
 """helpers.ddp: torch's launcher, a result per rank, failures and hangs reported, nothing left.
 
 The workers live at the top of this module, because the processes import them by
-name. The processes fork from one server that imports torch once for the whole
-file (a few seconds); each launch after that costs a fraction of a second.
+name. On Linux the processes are forks of this one (torch already imported); a
+launch costs a fraction of a second.
 """
 
 from __future__ import annotations
 
-import glob
 import os
-import tempfile
 import time
 
 import pytest
@@ -39,12 +37,51 @@ def dies(rank, world_size):
     os._exit(7)
 
 
+def quits(rank, world_size):
+    os._exit(0)
+
+
 def sleeps(rank, world_size):
     time.sleep(60)
 
 
-def error_files():
-    return set(glob.glob(os.path.join(tempfile.gettempdir(), "pytorch-errorfile-*")))
+def talks(rank, world_size):
+    import warnings
+
+    print("rank", rank, "prints")
+    warnings.warn("a rank's warning", stacklevel=1)
+    os.write(2, b"and writes to fd 2\n")
+    return rank
+
+
+def plain_until_refused(rank, world_size, depths):
+    """ddp.train without find_unused_parameters, keeping what it has when refused."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(ddp.DynamicNet(1000, 100, 10))
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
+    inp, targ = ddp.rows(rank)
+    before, grads, error = [], [], None
+    try:
+        for depth in depths[rank]:
+            before.append({n: p.detach().clone() for n, p in model.module.named_parameters()})
+            optimizer.zero_grad()
+            ((model(inp, depth) - targ) ** 2).sum().backward()
+            grads.append({n: p.grad for n, p in model.module.named_parameters()})
+            optimizer.step()
+    except RuntimeError as e:
+        error = str(e)
+    return before, grads, error
+
+
+def left_behind(job) -> list[str]:
+    """The files of this job still on disk: torch's error files, the result folder.
+    (Per job, not a listing of the temporary folder: other tests may run meanwhile.)"""
+    return [path for path in [*job._context.error_files, job._folder]
+            if path and os.path.exists(path)]
 
 
 def gone(job) -> bool:
@@ -52,12 +89,13 @@ def gone(job) -> bool:
 
 
 def test_two_ranks_all_reduce_over_gloo():
-    results = ddp.launch(sum_of_ranks, nprocs=2, timeout=60, scale=2.0).results()
+    job = ddp.launch(sum_of_ranks, nprocs=2, timeout=60, scale=2.0)
+    results = job.results()
     assert results == [{"rank": r, "world_size": 2, "sum": 6.0} for r in range(2)]
+    assert not left_behind(job)
 
 
 def test_a_rank_that_raises_is_named_with_its_line_and_the_others_stop():
-    before = error_files()
     job = ddp.launch(rank_1_raises, nprocs=2, timeout=60)
     start = time.monotonic()
     with pytest.raises(ddp.WorkerError) as info:
@@ -70,7 +108,7 @@ def test_a_rank_that_raises_is_named_with_its_line_and_the_others_stop():
         "ValueError: no luck on rank 1 (1)"]
     assert (e.rank, e.error, e.message) == (1, "ValueError", "no luck on rank 1 (1)")
     assert "Traceback" in e.traceback and "rank_1_raises" in e.traceback
-    assert gone(job) and error_files() == before
+    assert gone(job) and not left_behind(job)
     with pytest.raises(ddp.WorkerError):          # asked again: the same answer
         job.results()
 
@@ -80,11 +118,16 @@ def test_a_process_that_dies_is_reported_with_its_exit_code():
         ddp.launch(dies, nprocs=1, timeout=60).results()
 
 
+def test_a_process_that_quits_without_a_result_is_reported():
+    with pytest.raises(ddp.WorkerError, match=r"rank 0 ended without a result"):
+        ddp.launch(quits, nprocs=1, timeout=60).results()
+
+
 def test_a_timeout_stops_every_process():
     job = ddp.launch(sleeps, nprocs=2, timeout=1)
     with pytest.raises(TimeoutError, match=r"rank\(s\) \[0, 1\] not done after 1 s"):
         job.results()
-    assert gone(job)
+    assert gone(job) and not left_behind(job)
 
 
 def test_stop_without_results():
@@ -122,3 +165,56 @@ def test_train_gives_every_rank_the_mean_gradient():
         own.append(net.get_parameter(name).grad)
     for rank in range(2):
         torch.testing.assert_close(grads[rank][0][name], (own[0] + own[1]) / 2)
+
+
+def test_teardown_never_hangs():
+    """DDP's all-reduce works, freed by gloo's threads, need the GIL (torch 2.13 on):
+    freeing the model at a rank's end must not wait for them; five runs in a row."""
+    for _ in range(5):
+        grads = ddp.launch(ddp.train, timeout=20, depths=[[2, 1, 0], [2, 0, 0]],
+                           find_unused_parameters=True).results()
+        assert grads[0][2]["middle_linear.weight"] is None
+
+
+def test_the_notebooks_environment_reaches_the_ranks(monkeypatch):
+    """TORCH_DISTRIBUTED_DEBUG=INFO, set after the fork server started, names the
+    parameters that got no gradient (notebook 06 says INFO is enough)."""
+    ddp.prepare()
+    monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "INFO")
+    with pytest.raises(ddp.WorkerError) as info:
+        ddp.launch(ddp.train, depths=[[2, 1, 1], [2, 0, 1]]).results()
+    assert info.value.rank == 1
+    assert ("Parameters which did not receive grad for rank 1: middle_linear.bias, "
+            "middle_linear.weight") in info.value.message
+
+
+def test_no_sync_accumulates_and_all_reduces_once():
+    (seen0, grad0), (seen1, grad1) = ddp.launch(ddp.train_accumulating, depth=2,
+                                                micro_batches=2).results()
+    assert len(seen0) == len(seen1) == 2
+    assert not torch.equal(seen0[0], seen1[0])          # own gradients, no all-reduce
+    assert torch.equal(grad0, grad1)
+    torch.testing.assert_close(grad0, (seen0[1] + seen1[1]) / 2)
+
+
+def test_nothing_a_rank_prints_reaches_the_caller(capfd):
+    assert ddp.launch(talks, nprocs=2, timeout=60).results() == [0, 1]
+    out, err = capfd.readouterr()
+    assert out == err == ""
+
+
+def test_plain_ddp_a_rank_that_skips_the_layer_steps_on_its_own_gradients():
+    """What notebook 06 says of plain DDP when rank 1 skips middle_linear at step 1:
+    rank 1 joins no all-reduce, steps on its own gradients and refuses at its next
+    forward; rank 0 never ends step 1's backward."""
+    rank0, rank1 = ddp.launch(plain_until_refused, depths=[[2, 1, 1], [2, 0, 1]]).results()
+    before, grads, error = rank1
+    assert len(grads) == 2 and "Expected to have finished reduction" in error
+    net = ddp.DynamicNet(1000, 100, 10)
+    net.load_state_dict(before[1])
+    inp, targ = ddp.rows(1)
+    ((net(inp, 0) - targ) ** 2).sum().backward()
+    assert grads[1]["middle_linear.weight"] is None
+    for name in ("input_linear.weight", "output_linear.weight"):
+        torch.testing.assert_close(grads[1][name], net.get_parameter(name).grad)
+    assert len(rank0[1]) == 1 and rank0[2] is not None      # no step 1 on rank 0

@@ -4,54 +4,57 @@ Each must pass its check.
 """
 
 VALID = [
-    ("check_carried", "torch.optim.SGD, zero_grad and step", """
-def train_carried(W, batches, lr):
+    ("check_tbptt", "torch.optim.SGD, split, zero_grad and step, prints", """
+def train_tbptt(W, xs, targs, k, lr):
     opt = torch.optim.SGD([W], lr=lr)
-    h, losses = torch.zeros(W.shape[0]), []
-    for x, targ in batches:
+    h, losses = torch.zeros(xs.shape[1:]), []
+    for x, targ in zip(xs.split(k), targs.split(k)):
         h = h.detach()
-        for x_t in x:
+        loss = 0
+        for x_t, targ_t in zip(x, targ):
             h = torch.tanh(x_t + h @ W)
-        loss = (h - targ).pow(2).sum()
+            loss = loss + (h - targ_t).pow(2).sum()
         opt.zero_grad()
         loss.backward()
         opt.step()
         losses.append(loss.item())
-        print(f"loss {loss.item():.4f}")
+        print(f"chunk of {len(x)} steps: loss {loss.item():.4f}")
     return losses
-check_carried(train_carried)
+check_tbptt(train_tbptt)
 """),
-    ("check_carried", "detached at the end of a batch, grad zeroed in place, tensors", """
-def train_carried(W, batches, lr):
-    h, losses = torch.zeros(len(W)), []
-    for x, targ in batches:
-        for t in range(x.shape[0]):
-            h = (x[t] + h @ W).tanh()
-        loss = torch.sum((h - targ) ** 2)
-        if W.grad is not None:
-            W.grad.zero_()
-        loss.backward()
-        with torch.no_grad():
-            W.sub_(lr * W.grad)
-        h = h.detach()
-        losses.append(loss.detach())
+    ("check_tbptt", "a step counter, detached at the end of a chunk, grad zeroed in place", """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses, loss = torch.zeros_like(xs[0]), [], 0
+    for t in range(len(xs)):
+        h = (xs[t] + torch.matmul(h, W)).tanh()
+        loss = loss + torch.sum((h - targs[t]) ** 2)
+        if (t + 1) % k == 0 or t == len(xs) - 1:
+            if W.grad is not None:
+                W.grad.zero_()
+            loss.backward()
+            with torch.no_grad():
+                W.sub_(lr * W.grad)
+            losses.append(loss.detach())
+            h, loss = h.detach(), 0
     return losses
-check_carried(train_carried)
+check_tbptt(train_tbptt)
 """),
-    ("check_carried", "torch.autograd.grad, a tuple of losses", """
-def train_carried(W, batches, lr):
-    h, losses = torch.zeros(len(W)), ()
-    for x, targ in batches:
+    ("check_tbptt", "torch.autograd.grad, a list of per-step losses stacked, a tuple", """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses = xs[0] * 0, ()
+    for start in range(0, xs.shape[0], k):
         h = h.detach().clone()
-        for x_t in x:
-            h = torch.tanh(x_t + torch.mv(W.T, h))
-        loss = ((h - targ) ** 2).sum()
+        per_step = []
+        for x_t, targ_t in zip(xs[start:start + k], targs[start:start + k]):
+            h = torch.tanh(x_t + h @ W)
+            per_step.append(((h - targ_t) ** 2).sum())
+        loss = torch.stack(per_step).sum()
         (g,) = torch.autograd.grad(loss, W)
         with torch.no_grad():
             W.add_(g, alpha=-lr)
         losses += (float(loss),)
     return losses
-check_carried(train_carried)
+check_tbptt(train_tbptt)
 """),
     ("check_broken_nodes", "recursion with a set of seen nodes", """
 def broken_nodes(loss):
@@ -74,6 +77,25 @@ def broken_nodes(loss):
             visit(f)
 
     visit(loss.grad_fn)
+    return broken
+check_broken_nodes(broken_nodes)
+"""),
+    ("check_broken_nodes", "try/except in the loop, break at the first failure", """
+def broken_nodes(loss):
+    broken, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_"):
+                try:
+                    getattr(node, name)
+                except RuntimeError:
+                    broken.append(node.name())
+                    break
+        stack.extend(f for f, _ in node.next_functions if f)
     return broken
 check_broken_nodes(broken_nodes)
 """),

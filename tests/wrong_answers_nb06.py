@@ -3,27 +3,29 @@
 And the automatic mutants of the solutions that are right answers too (EQUIVALENT).
 """
 
-CARRIED = """
-def train_carried(W, batches, lr):
-    h, losses = torch.zeros(len(W)), []
-    for x, targ in batches:
+TBPTT = """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses = torch.zeros_like(xs[0]), []
+    for start in range(0, len(xs), k):
         {start}
-        for x_t in x:
+        loss = 0
+        for x_t, targ_t in zip(xs[start:start + k], targs[start:start + k]):
             h = torch.tanh(x_t + h @ W)
-        loss = {loss}
+            loss = {loss}
         {clear}
         loss.backward({backward})
         {update}
         losses.append(loss.item())
     return losses
-check_carried(train_carried)
+check_tbptt(train_tbptt)
 """
-RIGHT = dict(start="h = h.detach()", loss="((h - targ) ** 2).sum()", clear="W.grad = None",
-             backward="", update="with torch.no_grad():\n            W -= lr * W.grad")
+RIGHT = dict(start="h = h.detach()", loss="loss + ((h - targ_t) ** 2).sum()",
+             clear="W.grad = None", backward="",
+             update="with torch.no_grad():\n            W -= lr * W.grad")
 
 
-def carried(**change):
-    return CARRIED.format(**{**RIGHT, **change})
+def tbptt(**change):
+    return TBPTT.format(**{**RIGHT, **change})
 
 
 BROKEN = """
@@ -60,46 +62,121 @@ check_make_sgd(make_sgd)
 """
 
 WRONG = [
-    ("check_carried", "h carried with its graph: backward runs into the freed batch",
-     carried(start="pass"), r"raised RuntimeError: Trying to backward through the graph a "
-                            r"second time"),
-    ("check_carried", "retain_graph=True instead of detach: W changed since it was saved",
-     carried(start="pass", backward="retain_graph=True"),
+    ("check_tbptt", "h carried with its graph: backward runs into the freed chunk",
+     tbptt(start="pass"),
+     r"\Ayour train_tbptt\(W, xs, targs, k=3, lr=0.05\) on 7 steps raised RuntimeError: "
+     r"Trying to backward through the graph a second time \(or directly access saved "
+     r"tensors after they have already been freed\)\.\nh still carries the graph of the "
+     r"previous chunk, whose backward freed it: carry h.detach\(\) into the next chunk "
+     r"\(section 4\)\Z"),
+    ("check_tbptt", "retain_graph=True instead of detach: W changed since it was saved",
+     tbptt(start="pass", backward="retain_graph=True"),
      r"raised RuntimeError: one of the variables needed for gradient computation has been "
-     r"modified by an inplace operation"),
-    ("check_carried", "h reset at every batch", carried(start="h = torch.zeros(len(W))"),
-     r"Your result is what you get if you started every batch from h = 0"),
-    ("check_carried", "W.grad never cleared", carried(clear="pass"),
+     r"modified by an inplace operation(.|\n)*\nW, which the previous chunk's nodes saved, "
+     r"was changed by the update: instead of retaining the graph, carry h.detach\(\)"),
+    ("check_tbptt", "h reset at every chunk", tbptt(start="h = torch.zeros_like(xs[0])"),
+     r"Your result is what you get if you started every chunk from h = 0"),
+    ("check_tbptt", "W.grad never cleared", tbptt(clear="pass"),
      r"Your result is what you get if W.grad was never cleared"),
-    ("check_carried", "the update recorded by autograd",
-     carried(update="W -= lr * W.grad"),
+    ("check_tbptt", "the update recorded by autograd",
+     tbptt(update="W -= lr * W.grad"),
      r"raised RuntimeError: a leaf Variable that requires grad is being used in an in-place "
-     r"operation"),
-    ("check_carried", "W rebound out of place: the caller's W never moves",
-     carried(update="with torch.no_grad():\n            W = W - lr * W.grad"),
-     r"does not require grad"),
-    ("check_carried", "moved up the gradient",
-     carried(update="with torch.no_grad():\n            W += lr * W.grad"),
+     r"operation.\nthe update of W, a leaf that requires grad, was recorded: run it under "
+     r"torch.no_grad\(\) \(section 5\)\Z"),
+    ("check_tbptt", "W rebound out of place: the next chunk's loss is not recorded",
+     tbptt(update="with torch.no_grad():\n            W = W - lr * W.grad"),
+     r"the loss was not recorded by autograd: it must come from the W you were given; "
+     r"W = W - ... makes a new tensor"),
+    ("check_tbptt", "moved up the gradient",
+     tbptt(update="with torch.no_grad():\n            W += lr * W.grad"),
      r"Your result is what you get if you moved W up the gradient"),
-    ("check_carried", "a loss at every time step", """
-def train_carried(W, batches, lr):
-    h, losses = torch.zeros(len(W)), []
-    for x, targ in batches:
-        h = h.detach()
+    ("check_tbptt", "the loss of the chunk's last step only",
+     tbptt(loss="((h - targ_t) ** 2).sum()"),
+     r"Your result is what you get if the loss was taken at the chunk's last step only"),
+    ("check_tbptt", "h detached at every step", """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses = torch.zeros_like(xs[0]), []
+    for start in range(0, len(xs), k):
         loss = 0
-        for x_t in x:
-            h = torch.tanh(x_t + h @ W)
-            loss = loss + ((h - targ) ** 2).sum()
+        for x_t, targ_t in zip(xs[start:start + k], targs[start:start + k]):
+            h = torch.tanh(x_t + h.detach() @ W)
+            loss = loss + ((h - targ_t) ** 2).sum()
         W.grad = None
         loss.backward()
         with torch.no_grad():
             W -= lr * W.grad
         losses.append(loss.item())
     return losses
-check_carried(train_carried)
-""", r"does not train like truncated backprop through time: wrong for losses, W"),
-    ("check_carried", "the losses not returned", carried().replace("return losses", "pass"),
-     r"should return a list of the 3 batches' losses, but it returned None"),
+check_tbptt(train_tbptt)
+""", r"Your result is what you get if h was detached at every step"),
+    ("check_tbptt", "a mean per step", tbptt(loss="loss + ((h - targ_t) ** 2).mean()"),
+     r"Your result is what you get if each step's loss was a mean"),
+    ("check_tbptt", "the shorter last chunk dropped",
+     tbptt().replace("range(0, len(xs), k)", "range(0, len(xs) - k + 1, k)"),
+     r"returned 2 losses; a stream of 7 steps in chunks of 3 has 3 chunks \(the last of "
+     r"1 step\): one loss a chunk\Z"),
+    ("check_tbptt", "k chunks instead of chunks of k steps", """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses = torch.zeros_like(xs[0]), []
+    for x, targ in zip(xs.chunk(k), targs.chunk(k)):
+        h = h.detach()
+        loss = 0
+        for x_t, targ_t in zip(x, targ):
+            h = torch.tanh(x_t + h @ W)
+            loss = loss + ((h - targ_t) ** 2).sum()
+        W.grad = None
+        loss.backward()
+        with torch.no_grad():
+            W -= lr * W.grad
+        losses.append(loss.item())
+    return losses
+check_tbptt(train_tbptt)
+""", r"returned 2 losses; a stream of 6 steps in chunks of 2 has 3 chunks: one loss a "
+     r"chunk\nxs.chunk\(2\) makes 2 chunks; chunks of 2 steps each are xs.split\(2\)"),
+    ("check_tbptt", "zero_grad between backward and step: the step moves nothing", """
+def train_tbptt(W, xs, targs, k, lr):
+    opt = torch.optim.SGD([W], lr=lr)
+    h, losses = torch.zeros_like(xs[0]), []
+    for start in range(0, len(xs), k):
+        h = h.detach()
+        loss = 0
+        for x_t, targ_t in zip(xs[start:start + k], targs[start:start + k]):
+            h = torch.tanh(x_t + h @ W)
+            loss = loss + ((h - targ_t) ** 2).sum()
+        loss.backward()
+        opt.zero_grad()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+check_tbptt(train_tbptt)
+""", r"left W as it was, and W.grad is empty: the gradient was cleared before the update "
+     r"used it; clear it before backward\(\), not between backward\(\) and the update\Z"),
+    ("check_tbptt", "torch.optim.SGD with the tutorial's momentum", """
+def train_tbptt(W, xs, targs, k, lr):
+    opt = torch.optim.SGD([W], lr=lr, momentum=0.9)
+    h, losses = torch.zeros_like(xs[0]), []
+    for start in range(0, len(xs), k):
+        h = h.detach()
+        loss = 0
+        for x_t, targ_t in zip(xs[start:start + k], targs[start:start + k]):
+            h = torch.tanh(x_t + h @ W)
+            loss = loss + ((h - targ_t) ** 2).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+check_tbptt(train_tbptt)
+""", r"Your result is what you get if the update used momentum 0.9, where plain SGD was asked"),
+    ("check_tbptt", "h's shape hard-coded to the first stream", tbptt().replace(
+        "torch.zeros_like(xs[0]), []", "torch.zeros(2, 3), []"),
+     r"raised RuntimeError: (.|\n)*\nThe sizes change from case to case: take h's shape "
+     r"from xs \(torch.zeros_like\(xs\[0\]\)\)\Z"),
+    ("check_tbptt", "the losses not returned", tbptt().replace("return losses", "pass"),
+     r"should return a list of the 3 chunks' losses, but it returned None"),
+    ("check_tbptt", "xs changed in place", tbptt().replace(
+        "h = torch.tanh(x_t + h @ W)", "h = torch.tanh(x_t.mul_(0.5) + h @ W)"),
+     r"changed xs in place"),
     ("check_broken_nodes", "a node counted once per path to it",
      broken(skip="pass"), r"once for each path that reaches it"),
     ("check_broken_nodes", "a node listed once per broken saved tensor",
@@ -139,6 +216,31 @@ def broken_nodes(loss):
     return broken
 check_broken_nodes(broken_nodes)
 """, r"every node that saved a tensor, not only those"),
+    ("check_broken_nodes", "contextlib.suppress with the two returns swapped", """
+import contextlib
+
+
+def unreadable(node, name):
+    with contextlib.suppress(RuntimeError):
+        getattr(node, name)
+        return True
+    return False
+
+
+def broken_nodes(loss):
+    broken, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        saved = [n for n in dir(node) if n.startswith("_saved_")]
+        if any(unreadable(node, name) for name in saved):
+            broken.append(node.name())
+        stack.extend(f for f, _ in node.next_functions if f)
+    return broken
+check_broken_nodes(broken_nodes)
+""", r"returned \['MulBackward0', 'SumBackward0'\], expected \['SigmoidBackward0'\]"),
     ("check_broken_nodes", "a set of names", broken(result="set(broken)"),
      r"returned a set; return a list, one entry per node"),
     ("check_broken_nodes", "only the last node looked at", broken(result="broken[:1]"),
@@ -191,23 +293,38 @@ check_broken_nodes(broken_nodes)
         if not any(p == q for q in once):
             once.append(p)
     return torch.optim.SGD(once, lr=lr, momentum=0.9)"""),
-     r"raised RuntimeError: (.|\n)*Hint: it is called as make_sgd\(modules, lr\) with a "
-     r"list of modules, and returns a torch.optim.SGD\Z"),
+     r"raised RuntimeError: Boolean value of Tensor with more than one value is ambiguous\n"
+     r"A tensor was used as True or False: == between tensors compares them entry by entry"),
     ("check_make_sgd", "no momentum",
      SGD.format(body="return torch.optim.SGD(list(dict.fromkeys(params)), lr=lr)"),
      r"has a group with lr=0.1 and momentum=0; expected lr=0.1 and momentum=0.9"),
+    ("check_make_sgd", "a tied weight untied: a copy of it put in the module", SGD.format(
+        body="""for m in modules:
+        if isinstance(m, nn.Linear) and m.weight.shape[0] != m.weight.shape[1]:
+            m.weight = nn.Parameter(m.weight.detach().clone())
+    return torch.optim.SGD(nn.ModuleList(modules).parameters(), lr=lr, momentum=0.9)"""),
+     r"replaced head.weight with another tensor: leave the modules as they were \(tied "
+     r"weights stay tied\)"),
+    ("check_make_sgd", "a hook left on a module", SGD.format(
+        body="""modules[0].register_forward_hook(lambda m, i, o: None)
+    return torch.optim.SGD(list(dict.fromkeys(params)), lr=lr, momentum=0.9)"""),
+     r"left a hook on emb: remove each hook"),
     ("check_make_sgd", "the parameters returned, not an optimizer",
      SGD.format(body="return list(dict.fromkeys(params))"),
-     r"should return a torch.optim.SGD, but it returned a list"),
+     r"should return a torch.optim.SGD, but it returned a list\Z"),
     ("check_make_sgd", "Adam", SGD.format(
         body="return torch.optim.Adam(list(dict.fromkeys(params)), lr=lr)"),
      r"should return a torch.optim.SGD, but it returned an Adam"),
 ]
 
 EQUIVALENT = {
-    (1, "line 6, in-place twin: torch.tanh(x_t + h @ W) -> torch.tanh_(x_t + h @ W)"):
+    (1, "line 2, change a number: 0 -> 1"):
+        "torch.zeros_like(xs[1]) has the shape of xs[0]: every step of a stream has one shape",
+    (1, "line 2, change a number: 0 -> -1"):
+        "torch.zeros_like(xs[-1]) has the shape of xs[0]: every step of a stream has one shape",
+    (1, "line 7, in-place twin: torch.tanh(x_t + h @ W) -> torch.tanh_(x_t + h @ W)"):
         "tanh_ changes the fresh sum x_t + h @ W, which no node saved (add saves nothing): "
         "the same values and the same gradient",
-    (1, "line 7, swap operands: h - targ -> targ - h"):
-        "(targ - h) ** 2 is (h - targ) ** 2: the same loss and the same gradient",
+    (1, "line 8, swap operands: h - targ_t -> targ_t - h"):
+        "(targ_t - h) ** 2 is (h - targ_t) ** 2: the same loss and the same gradient",
 }

@@ -20,115 +20,179 @@ from helpers.checks import (
     _LIBRARY,
     CheckFailed,
     _describe,
+    a_type,
     call_answer,
     exercise_check,
     expect_close,
+    expect_model_unchanged,
     expect_unchanged,
     passed,
     snapshot,
+    snapshot_model,
 )
 
-__all__ = ["check_broken_nodes", "check_carried", "check_make_sgd"]
+__all__ = ["check_broken_nodes", "check_make_sgd", "check_tbptt", "nn", "torch"]
 
 
 # --------------------------------------------------------------------------- exercise 1
 
-# (seed, n, time steps per batch, batches, lr): sizes, lengths and rates differ.
-_CARRIED_CASES = [(0, 3, 4, 3, 0.1), (1, 5, 2, 4, 0.05), (2, 4, 6, 2, 0.2), (3, 2, 3, 5, 0.1)]
+# (seed, T time steps, k steps a chunk, sequences side by side, n, lr): a ragged last
+# chunk, chunks of 2, k = 1, one chunk longer than the stream; sizes differ.
+_TBPTT_CASES = [(0, 7, 3, 2, 3, 0.05), (1, 6, 2, 1, 4, 0.1), (2, 4, 1, 3, 2, 0.1),
+                (3, 5, 8, 2, 3, 0.05)]
+
+_SECTION_4 = ("h still carries the graph of the previous chunk, whose backward freed it: "
+              "carry h.detach() into the next chunk (section 4)")
 
 
-def _rnn_problem(seed: int, n: int, steps: int, n_batches: int):
-    """A square W (a leaf that requires grad) and (x, targ) batches, from one generator."""
+def _stream(seed: int, steps: int, n_seq: int, n: int):
+    """A square W (a leaf that requires grad), inputs and targets (steps, n_seq, n)."""
     g = torch.Generator().manual_seed(seed)
     w = (0.6 * torch.randn(n, n, generator=g)).requires_grad_()
-    batches = [(torch.randn(steps, n, generator=g), 0.5 * torch.randn(n, generator=g) + 0.2)
-               for _ in range(n_batches)]
-    return w, batches
+    xs = torch.randn(steps, n_seq, n, generator=g)
+    targs = 0.5 * torch.randn(steps, n_seq, n, generator=g) + 0.2
+    return w, xs, targs
 
 
-def _rnn_reference(w0: torch.Tensor, batches, lr: float, carry: bool = True,
-                   clear: bool = True, sign: float = 1.0) -> dict[str, torch.Tensor]:
-    """Losses and trained W of section 4's net; the keywords make the diagnosed mistakes."""
+def _tbptt_reference(w0: torch.Tensor, xs, targs, k: int, lr: float, carry: bool = True,
+                     clear: bool = True, sign: float = 1.0, last_only: bool = False,
+                     every_step: bool = False, mean: bool = False,
+                     momentum: float = 0.0) -> dict[str, torch.Tensor]:
+    """Losses and trained W of truncated BPTT in chunks of k; the keywords make the
+    diagnosed mistakes."""
     w = w0.detach().clone().requires_grad_()
-    h, losses, step = torch.zeros(len(w)), [], None
-    for x, targ in batches:
-        h = h.detach() if carry else torch.zeros(len(w))
-        for x_t in x:
-            h = torch.tanh(x_t + h @ w)
-        loss = ((h - targ) ** 2).sum()
+    h, losses, step, velocity = torch.zeros_like(xs[0]), [], None, None
+    for x, targ in zip(xs.split(k), targs.split(k)):
+        h = h.detach() if carry else torch.zeros_like(xs[0])
+        loss = 0
+        for i, (x_t, targ_t) in enumerate(zip(x, targ)):
+            h = torch.tanh(x_t + (h.detach() if every_step else h) @ w)
+            if not last_only or i == len(x) - 1:
+                loss = loss + (((h - targ_t) ** 2).mean() if mean else ((h - targ_t) ** 2).sum())
         (grad,) = torch.autograd.grad(loss, w)
         step = grad if clear or step is None else step + grad
+        if momentum:
+            velocity = step if velocity is None else momentum * velocity + step
+            step = velocity
         with torch.no_grad():
             w -= sign * lr * step
         losses.append(loss.item())
     return {"losses": torch.tensor(losses), "W": w.detach()}
 
 
-def _as_losses(result: Any, n_batches: int, what: str) -> torch.Tensor:
+def _as_losses(result: Any, xs: torch.Tensor, k: int, what: str) -> torch.Tensor:
+    chunks = len(xs.split(k))
     if not isinstance(result, (list, tuple)):
-        raise CheckFailed(f"{what} should return a list of the {n_batches} batches' losses, "
+        raise CheckFailed(f"{what} should return a list of the {chunks} chunks' losses, "
                           f"but it returned {_describe(result)}")
-    if len(result) != n_batches:
-        raise CheckFailed(f"{what} returned {len(result)} losses for {n_batches} batches: "
-                          f"one loss a batch")
+    if len(result) != chunks:
+        last = len(xs) - (chunks - 1) * k
+        message = (f"{what} returned {len(result)} losses; a stream of {len(xs)} steps in "
+                   f"chunks of {k} has {chunks} chunks"
+                   + (f" (the last of {last} step{'s' * (last > 1)})" if last < k else "")
+                   + ": one loss a chunk")
+        if len(result) == len(xs.chunk(k)) != chunks:
+            message += (f"\nxs.chunk({k}) makes {k} chunks; chunks of {k} steps each are "
+                        f"xs.split({k})")
+        raise CheckFailed(message)
     values = []
     for v in result:
         if isinstance(v, torch.Tensor) and v.numel() == 1:
             values.append(v.detach().reshape(()).item())
         elif isinstance(v, (int, float)) and not isinstance(v, bool):
             values.append(float(v))
+        elif hasattr(v, "item") and hasattr(v, "dtype") and getattr(v, "size", 0) == 1:
+            values.append(float(v.item()))          # a NumPy number
         else:
             raise CheckFailed(f"{what} should return a list of numbers (loss.item()), but "
                               f"one entry is {_describe(v)}")
     return torch.tensor(values)
 
 
-@exercise_check
-def check_carried(train_carried: Callable[..., Any]) -> None:
-    """Exercise 1: `train_carried(W, batches, lr)`, truncated backprop through time.
+_SIZES = ("must match the size", "shapes cannot be multiplied", "size mismatch")
 
-    Requires: for each batch in order, h runs on from the previous batch's last
-    value (zero before the first), the loss ``((h - targ) ** 2).sum()`` of the
-    batch's last h, the gradient of W from this batch alone, and one plain SGD
-    update of W in place; the list of the batches' losses returned; W still the
-    same leaf that requires grad; the batches left as they were.
-    Cases: four problems with different sizes, lengths, batch counts and rates.
-    Leaves free: where h is detached (at the start or the end of a batch),
-    ``W.grad = None``, ``zero_()`` or ``torch.autograd.grad``, ``torch.optim.SGD``
-    or an update by hand, losses as floats or one-element tensors, prints.
+
+@exercise_check
+def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
+    """Exercise 1: `train_tbptt(W, xs, targs, k, lr)`, truncated backprop through time.
+
+    Requires: h starts at zero (the shape of one step's input); the stream is cut
+    into chunks of k steps, the last one shorter if k does not divide it; for each
+    chunk in order, h runs on from the previous chunk's last value, the loss is
+    ``((h - targ_t) ** 2).sum()`` summed over the chunk's steps, its gradient
+    reaches W through this chunk's steps only, and one plain SGD update moves W
+    in place; the list of the chunks' losses is returned; W is still the same leaf
+    that requires grad; xs and targs are left as they were.
+    Cases: four streams with a ragged last chunk, k = 1, one chunk longer than the
+    stream, and different sizes.
+    Leaves free: where h is detached (at the start or the end of a chunk),
+    ``W.grad = None``, ``zero_()``, ``torch.autograd.grad`` or an optimizer, how the
+    stream is cut (``split``, slices, a counter), losses as floats or one-element
+    tensors, prints.
     """
-    for seed, n, steps, n_batches, lr in _CARRIED_CASES:
-        w, batches = _rnn_problem(seed, n, steps, n_batches)
+    for i, (seed, steps, k, n_seq, n, lr) in enumerate(_TBPTT_CASES):
+        w, xs, targs = _stream(seed, steps, n_seq, n)
         w0 = w.detach().clone()
-        ref = _rnn_reference(w0, batches, lr)
-        mistakes = {
-            "you started every batch from h = 0 instead of carrying h over":
-                _rnn_reference(w0, batches, lr, carry=False),
-            "W.grad was never cleared, so each update used the sum of all the batches' "
-            "gradients so far": _rnn_reference(w0, batches, lr, clear=False),
-            "you moved W up the gradient (W += ...) instead of down":
-                _rnn_reference(w0, batches, lr, sign=-1.0),
-        }
-        data = snapshot(**{f"{name}{i}": t for i, (x, targ) in enumerate(batches)
-                           for name, t in (("x", x), ("targ", targ))})
-        what = f"your train_carried(W, batches, lr={lr}) on {n_batches} batches, n = {n}"
-        result = call_answer(
-            train_carried, w, batches, lr, what=what,
-            hint="it is called as train_carried(W, batches, lr): W is a leaf that requires "
-                 "grad, batches a list of (x, targ) pairs; it returns a list of losses")
-        losses = _as_losses(result, n_batches, what)
+        data = snapshot(xs=xs, targs=targs)
+        what = f"your train_tbptt(W, xs, targs, k={k}, lr={lr}) on {steps} steps"
+        try:
+            result = call_answer(
+                train_tbptt, w, xs, targs, k, lr, what=what,
+                hint="it is called as train_tbptt(W, xs, targs, k, lr): W is a leaf that "
+                     "requires grad, xs and targs tensors of shape (steps, sequences, n); "
+                     "it returns a list of losses",
+                errors={"backward_twice": _SECTION_4,
+                        "inplace_saved": "W, which the previous chunk's nodes saved, was "
+                                         "changed by the update: instead of retaining the "
+                                         "graph, carry h.detach() (section 4)",
+                        "leaf_inplace": "the update of W, a leaf that requires grad, was "
+                                        "recorded: run it under torch.no_grad() (section 5)",
+                        "no_grad_fn": "the loss was not recorded by autograd: it must come "
+                                      "from the W you were given; W = W - ... makes a new "
+                                      "tensor, so update W in place under torch.no_grad() "
+                                      "(section 5)"})
+        except CheckFailed as failure:
+            cause = failure.__cause__
+            if i and isinstance(cause, RuntimeError) and "\n" not in str(failure) and any(
+                    part in str(cause) for part in _SIZES):
+                raise CheckFailed(f"{failure}\nThe sizes change from case to case: take "
+                                  f"h's shape from xs (torch.zeros_like(xs[0]))",
+                                  failure.learner_frames) from None
+            raise
+        losses = _as_losses(result, xs, k, what)
         expect_unchanged(data, what, g=False)
         if not (w.is_leaf and w.requires_grad):
             raise CheckFailed(f"{what} left W a tensor that is not a leaf that requires grad; "
-                              f"update it in place under torch.no_grad()")
+                              f"update it in place under torch.no_grad() (section 5)")
         if torch.equal(w.detach(), w0):
-            raise CheckFailed(f"{what} did not change the W it was given: update that tensor "
-                              f"in place (W -= ..., under torch.no_grad()), do not rebind "
-                              f"the name W")
-        expect_close({"losses": losses, "W": w.detach()}, ref,
+            if w.grad is None or not w.grad.any():
+                raise CheckFailed(f"{what} left W as it was, and W.grad is empty: the "
+                                  f"gradient was cleared before the update used it; clear "
+                                  f"it before backward(), not between backward() and the "
+                                  f"update")
+            raise CheckFailed(f"{what} left the W it was given as it was: update that "
+                              f"tensor in place (W -= ... under torch.no_grad(), section 5)")
+        mistakes = {
+            "you started every chunk from h = 0 instead of carrying h over":
+                _tbptt_reference(w0, xs, targs, k, lr, carry=False),
+            "W.grad was never cleared, so each update used the sum of all the chunks' "
+            "gradients so far": _tbptt_reference(w0, xs, targs, k, lr, clear=False),
+            "you moved W up the gradient (W += ...) instead of down":
+                _tbptt_reference(w0, xs, targs, k, lr, sign=-1.0),
+            "the loss was taken at the chunk's last step only, not summed over its steps":
+                _tbptt_reference(w0, xs, targs, k, lr, last_only=True),
+            "h was detached at every step, so the gradient crossed one step only":
+                _tbptt_reference(w0, xs, targs, k, lr, every_step=True),
+            "each step's loss was a mean, not a sum, of its squares":
+                _tbptt_reference(w0, xs, targs, k, lr, mean=True),
+            "the update used momentum 0.9, where plain SGD was asked":
+                _tbptt_reference(w0, xs, targs, k, lr, momentum=0.9),
+        }
+        expect_close({"losses": losses, "W": w.detach()},
+                     _tbptt_reference(w0, xs, targs, k, lr),
                      f"{what} does not train like truncated backprop through time",
                      mistakes=mistakes)
-    passed("the carried hidden state trains batch after batch, like truncated BPTT")
+    passed("every chunk trains on its own steps only, in all four streams")
 
 
 # --------------------------------------------------------------------------- exercise 2
@@ -325,22 +389,43 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
 def _tied_embedding(g):
     emb, head = nn.Embedding(7, 3), nn.Linear(3, 7)
     head.weight = emb.weight
-    return [emb, head], {"emb.weight": emb.weight, "head.bias": head.bias}
+    return [emb, head], {"emb": emb, "head": head}
 
 
 def _reused_layer(g):
     first, mid, last = nn.Linear(4, 3), nn.Linear(3, 3), nn.Linear(3, 2)
     modules = [first, mid, mid, mid, last]         # mid reused, as DynamicNet does
-    return modules, {f"{name}.{k}": p for name, m in (("first", first), ("mid", mid),
-                                                      ("last", last))
-                     for k, p in m.named_parameters()}
+    return modules, {"first": first, "mid": mid, "last": last}
 
 
 def _equal_twins(g):
     a, b = nn.Linear(3, 3), nn.Linear(3, 3)
     b.load_state_dict(a.state_dict())              # equal values, different tensors
-    return [a, b, a], {"a.weight": a.weight, "a.bias": a.bias, "b.weight": b.weight,
-                       "b.bias": b.bias}
+    return [a, b, a], {"a": a, "b": b}
+
+
+def _parameters(named: dict[str, nn.Module]) -> dict[str, torch.Tensor]:
+    """{"head.weight": tensor, ...}: every module's own parameters, tied ones under each
+    name, each tensor once."""
+    found: dict[str, torch.Tensor] = {}
+    for m_name, m in named.items():
+        for p_name, p in m.named_parameters():
+            if not any(q is p for q in found.values()):
+                found[f"{m_name}.{p_name}"] = p
+    return found
+
+
+def _expect_modules_unchanged(named: dict[str, nn.Module], holders: dict[str, nn.Module],
+                              made_of: dict, before: dict, who: str) -> None:
+    """The modules keep their own parameter tensors (tied ones still tied), hooks and
+    attributes, and their values."""
+    for m_name, m in named.items():
+        for p_name, p in made_of[m_name].items():
+            if m._parameters.get(p_name) is not p:
+                raise CheckFailed(f"{who} replaced {m_name}.{p_name} with another tensor: "
+                                  f"leave the modules as they were (tied weights stay tied); "
+                                  f"the optimizer only lists their parameters")
+        expect_model_unchanged(before[m_name], holders[m_name], who)
 
 
 _SGD_CASES = [("an embedding tied to its output layer", _tied_embedding, 0.1),
@@ -384,14 +469,18 @@ def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
     modules exactly once (by identity: two tensors with equal values are two
     parameters), and nothing else, with learning rate `lr` and momentum 0.9; two
     steps that move every parameter as plain SGD with that momentum does; the
-    modules left as they were. Cases: an embedding tied to its output layer, a
+    modules left as they were (their own parameter tensors, tied ones still tied,
+    no hook or attribute added, the same values). Cases: an embedding tied to its output layer, a
     layer listed three times, two layers with equal weights (one listed twice).
     Leaves free: the order, one group or several, how duplicates are removed.
     """
     for i, (label, build, lr) in enumerate(_SGD_CASES):
-        modules, params = _seeded(build, 20 + i)
+        modules, named = _seeded(build, 20 + i)
+        params = _parameters(named)
+        made_of = {m_name: dict(m._parameters) for m_name, m in named.items()}
+        holders = {m_name: nn.ModuleDict({m_name: m}) for m_name, m in named.items()}
+        before = {m_name: snapshot_model(h) for m_name, h in holders.items()}
         g = torch.Generator().manual_seed(30 + i)
-        data = snapshot(**params)
         what = f"your make_sgd(modules, lr={lr}), for {label},"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")        # a duplicate is diagnosed below
@@ -400,16 +489,22 @@ def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
                                         hint="it is called as make_sgd(modules, lr) with a "
                                              "list of modules, and returns a torch.optim.SGD")
             except CheckFailed as failure:
-                if not _raised_by_in_test(failure.__cause__):
-                    raise
-                raise CheckFailed(
-                    f"{failure}\nYour code raised it in an `in` test: `in` on a list of "
-                    f"tensors compares them with ==, elementwise; compare identities "
-                    f"(id(p) or `any(p is q for q in ...)`)", failure.learner_frames) from None
+                if _raised_by_in_test(failure.__cause__):
+                    raise CheckFailed(
+                        f"{failure}\nYour code raised it in an `in` test: `in` on a list of "
+                        f"tensors compares them with ==, elementwise; compare identities "
+                        f"(id(p) or `any(p is q for q in ...)`)", failure.learner_frames) from None
+                if "\n" not in str(failure) and "Boolean value of Tensor" in str(
+                        failure.__cause__):
+                    raise CheckFailed(
+                        f"{failure}\nA tensor was used as True or False: == between tensors "
+                        f"compares them entry by entry; compare identities (p is q, or "
+                        f"id(p))", failure.learner_frames) from None
+                raise
+        _expect_modules_unchanged(named, holders, made_of, before, what)
         if not isinstance(optimizer, torch.optim.SGD):
             raise CheckFailed(f"{what} should return a torch.optim.SGD, but it returned "
-                              f"{_describe(optimizer)}")
-        expect_unchanged(data, what, g=False)
+                              f"{a_type(optimizer)}")
         held = _held(optimizer)
         for name, p in params.items():
             count = sum(q is p for q in held)
