@@ -25,8 +25,9 @@ any cell, or a kernel restart, cannot break one. How to write one:
   mistakes give the same numbers, the message names both;
 - say in the docstring what it requires and what it leaves free.
 
-In IPython a `CheckFailed` shows as its message alone, marked as the check's
-verdict, plus the learner's own line (``Cell In[12], line 3``) when the
+Imported in IPython, this package loads `helpers.errors` if the notebook's
+set-up has not (after a kernel restart). A `CheckFailed` shows as its message
+alone, marked as the check's verdict, plus the learner's own line (``Cell In[12], line 3``) when the
 learner's code raised; under pytest and plain Python it is an ordinary
 `AssertionError`.
 
@@ -58,6 +59,18 @@ __all__ = [
     "expect_callable", "expect_close", "expect_int", "expect_model_unchanged", "expect_number",
     "expect_tensor", "expect_unchanged", "passed", "read_g", "snapshot", "snapshot_model",
 ]
+
+def _short_tracebacks() -> None:
+    """In IPython, load `helpers.errors` (short tracebacks) if the set-up has not: an
+    Exercises section run after a kernel restart shows errors as the lesson did."""
+    ip = sys.modules.get("IPython")
+    shell = ip.get_ipython() if ip is not None else None
+    manager = getattr(shell, "extension_manager", None)
+    if manager is not None and "helpers.errors" not in manager.loaded:
+        manager.load_extension("helpers.errors")
+
+
+_short_tracebacks()
 
 _HELPERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY = tuple({os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
