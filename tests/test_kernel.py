@@ -96,7 +96,7 @@ def test_the_learners_error_in_a_check_shows_the_cell_line(run):
 def test_a_check_module_loads_the_short_tracebacks_after_a_restart(run):
     assert "error" not in run("%unload_ext helpers.errors\n"
                               "import sys\n"
-                              "for m in [m for m in sys.modules if m.startswith('helpers.checks')]:\n"
+                              "for m in [m for m in sys.modules if 'helpers.checks' in m]:\n"
                               "    del sys.modules[m]\n"
                               "from helpers.checks.nb01 import check_sigmoid_grad")
     out = run("def f():\n    loss.backward()\n\nloss = (a * a).sum()\nloss.backward()\nf()")
