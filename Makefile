@@ -22,9 +22,9 @@ TORCH  ?= torch>=2.9,<2.16
 TORCH_INDEX ?=
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-# Two workers: each notebook on one of them (nbval needs a notebook's cells in order,
-# in one kernel), every other test wherever a worker is free (tests/conftest.py).
-PYTEST := $(BIN)/python -m pytest -n 2 --dist loadgroup
+# Two workers, a file at a time each: a notebook's cells run in order in one kernel
+# (nbval), and a test file's module-wide fixture (a kernel, a browser) starts once.
+PYTEST := $(BIN)/python -m pytest -n 2 --dist loadfile
 
 .PHONY: install lab test test-cpus test-matrix unit lint notebooks bench clean
 .PHONY: site test-site test-bare

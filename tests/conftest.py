@@ -1,10 +1,5 @@
 """Shared test set-up: matplotlib without a screen, figures closed after each test,
-the small autograd graphs that the graph and plot tests both draw on, and how the
-tests share two workers (`make test`: pytest-xdist, `--dist loadgroup`).
-
-A notebook's cells run in order in one kernel, so each notebook is one xdist group;
-so is each test file whose tests share an expensive module-wide fixture (a kernel,
-a fork server, a browser). Every other test goes to whichever worker is free."""
+and the small autograd graphs that the graph and plot tests both draw on."""
 
 import matplotlib
 
@@ -61,17 +56,3 @@ def pytest_terminal_summary(terminalreporter):
             terminalreporter.write_line(
                 f"{notebook}: {killed}/{total - equivalent} killed ({rate:.0%}), "
                 f"{equivalent} listed as equivalent, {total} in all")
-
-
-GROUPED_FILES = {"test_kernel.py", "test_ddp.py", "test_site.py", "test_bare_kernel.py"}
-
-
-@pytest.hookimpl(tryfirst=True)   # before xdist's loadgroup reads the marks
-def pytest_collection_modifyitems(config, items):
-    """Each notebook, and each file with a shared expensive fixture, to one worker."""
-    if not config.pluginmanager.hasplugin("xdist"):
-        return
-    for item in items:
-        path = item.path
-        if path.suffix == ".ipynb" or path.name in GROUPED_FILES:
-            item.add_marker(pytest.mark.xdist_group(path.stem))

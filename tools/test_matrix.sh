@@ -31,5 +31,5 @@ for spec in "${specs[@]}"; do
         "$venv/bin/python" -m pip install -qq --no-deps -e .
     fi
     echo "== $spec: $("$venv/bin/python" -c 'import torch; print("torch", torch.__version__)')"
-    "$venv/bin/python" -m pytest -q -n 2 --dist loadgroup -k "not mutant"
+    "$venv/bin/python" -m pytest -q -n 2 --dist loadfile -k "not mutant"
 done
