@@ -13,9 +13,11 @@ The solutions are the code blocks inside each notebook's collapsed
   must pass.
 
 Every solution is also mutated automatically (`tests/test_mutants.py`, with
-`tests/mutation.py`); every mutant must be rejected or listed as equivalent. Every check is fed wrong types and must
-answer with an `AssertionError`, never another exception. And in a real kernel a
-failed check shows its sentence, not its source.
+`tests/mutation.py`); every mutant must be rejected or listed as equivalent.
+Every check is fed wrong types and must answer with an `AssertionError`, never
+another exception. In a real kernel a failed check shows its sentence, not its
+source (`tests/test_kernel.py`). After a restart, the Exercises section alone
+runs every solution.
 """
 
 from __future__ import annotations
