@@ -2,12 +2,12 @@
 
 VALID = [
     ("check_same_object", "tested with is, the habit section 4 recommends", """
-w1 = torch.randn(8, 16)
+w = torch.randn(8, 16)
 w64 = torch.randn(8, 16, dtype=torch.float64)
 wT = torch.randn(16, 8).t()
-predictions = {"w1.t()": w1.t() is w1, "w1.view(8, 16)": w1.view(8, 16) is w1,
-               "w1.to(torch.float32)": w1.to(torch.float32) is w1,
-               "w1.requires_grad_()": w1.requires_grad_() is w1, "w1 + 0": w1 + 0 is w1,
+predictions = {"w.t()": w.t() is w, "w.view(8, 16)": w.view(8, 16) is w,
+               "w.to(torch.float32)": w.to(torch.float32) is w,
+               "w.requires_grad_()": w.requires_grad_() is w, "w + 0": w + 0 is w,
                "w64.float()": w64.float() is w64, "w64.double()": w64.double() is w64,
                "wT.contiguous()": wT.contiguous() is wT, "wT.float()": wT.float() is wT,
                "wT.t()": wT.t() is wT}
@@ -15,18 +15,18 @@ check_same_object(predictions)
 """),
     ("check_same_object", "keys spaced differently, in another order, an extra entry", """
 check_same_object({"wT.t()": False, "wT.float()": True, "wT.contiguous()": False,
-                   "w64.double()": True, "w64.float()": False, "w1+0": False,
-                   "w1.requires_grad_( )": True, "w1.to(torch.float32)": True,
-                   "w1.view(8,16)": False, "w1.t()": False, "w1.float()": True})
+                   "w64.double()": True, "w64.float()": False, "w+0": False,
+                   "w.requires_grad_( )": True, "w.to(torch.float32)": True,
+                   "w.view(8,16)": False, "w.t()": False, "w.float()": True})
 """),
     ("check_same_object", "hasattr(result, 'g') on tensors given a .g, with NumPy bools", """
 import numpy as np
-w1, w64, wT = torch.randn(8, 16), torch.randn(8, 16).double(), torch.randn(16, 8).t()
-for t in (w1, w64, wT):
+w, w64, wT = torch.randn(8, 16), torch.randn(8, 16).double(), torch.randn(16, 8).t()
+for t in (w, w64, wT):
     t.g = "mine"
-results = {"w1.t()": w1.t(), "w1.view(8, 16)": w1.view(8, 16),
-           "w1.to(torch.float32)": w1.to(torch.float32),
-           "w1.requires_grad_()": w1.requires_grad_(), "w1 + 0": w1 + 0,
+results = {"w.t()": w.t(), "w.view(8, 16)": w.view(8, 16),
+           "w.to(torch.float32)": w.to(torch.float32),
+           "w.requires_grad_()": w.requires_grad_(), "w + 0": w + 0,
            "w64.float()": w64.float(), "w64.double()": w64.double(),
            "wT.contiguous()": wT.contiguous(), "wT.float()": wT.float(), "wT.t()": wT.t()}
 check_same_object({k: np.bool_(hasattr(r, "g")) for k, r in results.items()})

@@ -1,7 +1,7 @@
 """Plausible wrong answers to notebook 01's exercises; each must fail its check."""
 
-RIGHT = {"w1.t()": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
-         "w1.requires_grad_()": True, "w1 + 0": False, "w64.float()": False,
+RIGHT = {"w.t()": False, "w.view(8, 16)": False, "w.to(torch.float32)": True,
+         "w.requires_grad_()": True, "w + 0": False, "w64.float()": False,
          "w64.double()": True, "wT.contiguous()": False, "wT.float()": True, "wT.t()": False}
 
 
@@ -22,12 +22,12 @@ def all_of(value: str) -> str:
 
 WRONG = [
     ("check_same_object", "a new tensor every time: everything False", all_of("False"),
-     r"^4 of 10 predictions are wrong: w1.to\(torch.float32\), w1.requires_grad_\(\), "
-     r"w64.double\(\), wT.float\(\)\nw1.to\(torch.float32\): w1 is already float32, so there "
-     r"is nothing to do: it returns w1 itself\nFor the others, test each one with `is`"),
+     r"^4 of 10 predictions are wrong: w.to\(torch.float32\), w.requires_grad_\(\), "
+     r"w64.double\(\), wT.float\(\)\nw.to\(torch.float32\): w is already float32, so there "
+     r"is nothing to do: it returns w itself\nFor the others, test each one with `is`"),
     ("check_same_object", "the same tensor every time: everything True", all_of("True"),
-     r"^6 of 10 predictions are wrong: w1.t\(\), w1.view\(8, 16\), w1 \+ 0, w64.float\(\), "
-     r"wT.contiguous\(\), wT.t\(\)\nw1.t\(\): a new tensor object"),
+     r"^6 of 10 predictions are wrong: w.t\(\), w.view\(8, 16\), w \+ 0, w64.float\(\), "
+     r"wT.contiguous\(\), wT.t\(\)\nw.t\(\): a new tensor object"),
     ("check_same_object", "section 4's float() and contiguous() taken as rules",
      predictions_with(e6="True", e8="True"),
      r"^2 of 10 predictions are wrong: w64.float\(\), wT.contiguous\(\)\n"
@@ -35,49 +35,58 @@ WRONG = [
      r"wT.contiguous\(\): wT, a transposed view, is not contiguous, so this copies it"),
     ("check_same_object", "a view taken for the tensor itself",
      predictions_with(e1="True", e2="True", e10="True"),
-     r"^3 of 10 predictions are wrong: w1.t\(\), w1.view\(8, 16\), wT.t\(\)\n"
-     r"w1.t\(\): a new tensor object, a view of w1's numbers"),
-    ("check_same_object", "a view with w1's own shape taken for w1", predictions_with(e2="True"),
-     r"^1 of 10 predictions is wrong: w1.view\(8, 16\)\nw1.view\(8, 16\): a view is a new "
-     r"tensor object sharing w1's numbers, even with w1's own shape$"),
+     r"^3 of 10 predictions are wrong: w.t\(\), w.view\(8, 16\), wT.t\(\)\n"
+     r"w.t\(\): a new tensor object, a view of w's numbers"),
+    ("check_same_object", "a view with w's own shape taken for w", predictions_with(e2="True"),
+     r"^1 of 10 predictions is wrong: w.view\(8, 16\)\nw.view\(8, 16\): a view is a new "
+     r"tensor object sharing w's numbers, even with w's own shape$"),
     ("check_same_object", "only methods ending in _ return the tensor itself",
      predictions_with(e3="False", e7="False", e9="False"),
-     r"^3 of 10 predictions are wrong: w1.to\(torch.float32\), w64.double\(\), wT.float\(\)"),
+     r"^3 of 10 predictions are wrong: w.to\(torch.float32\), w64.double\(\), wT.float\(\)"),
     ("check_same_object", "an in-place method taken for a copy", predictions_with(e4="False"),
-     r"w1.requires_grad_\(\): a method ending in _ works in place and returns its tensor"),
+     r"w.requires_grad_\(\): a method ending in _ works in place and returns its tensor"),
     ("check_same_object", "+ 0 taken for a no-op", predictions_with(e5="True"),
-     r"w1 \+ 0: arithmetic makes a new tensor, even when the numbers come out the same"),
+     r"w \+ 0: arithmetic makes a new tensor, even when the numbers come out the same"),
     ("check_same_object", "a transposed tensor's float() taken for a copy",
      predictions_with(e9="False"),
      r"wT.float\(\): wT is already float32 \(transposed or not\), so it returns wT itself"),
     ("check_same_object", "the template's ... left in", predictions_with(e1="..."),
-     r"^w1.t\(\): you left the template's ...; predict True or False$"),
+     r"^w.t\(\): you left the template's ...; predict True or False$"),
     ("check_same_object", "predictions written as strings", predictions_with(e3="'True'"),
-     r"^w1.to\(torch.float32\): you wrote 'True', a string; predict True or False, "
+     r"^w.to\(torch.float32\): you wrote 'True', a string; predict True or False, "
      r"without quotes$"),
     ("check_same_object", "1 and 0 for True and False", predictions_with(e4="1"),
-     r"^w1.requires_grad_\(\): you wrote 1; predict True or False$"),
+     r"^w.requires_grad_\(\): you wrote 1; predict True or False$"),
     ("check_same_object", "an expression left out", """
-predictions = {"w1.t()": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
-               "w1 + 0": False, "w64.float()": False, "w64.double()": True,
+predictions = {"w.t()": False, "w.view(8, 16)": False, "w.to(torch.float32)": True,
+               "w + 0": False, "w64.float()": False, "w64.double()": True,
                "wT.contiguous()": False, "wT.float()": True, "wT.t()": False}
 check_same_object(predictions)
-""", r"^your dict has no entry for w1.requires_grad_\(\)\nCopy the keys from the template: each "
+""", r"^your dict has no entry for w.requires_grad_\(\)\nCopy the keys from the template: each "
      r"expression as written there$"),
     ("check_same_object", "a key written another way", """
-predictions = {"w1.T": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
-               "w1.requires_grad_()": True, "w1 + 0": False, "w64.float()": False,
+predictions = {"w.T": False, "w.view(8, 16)": False, "w.to(torch.float32)": True,
+               "w.requires_grad_()": True, "w + 0": False, "w64.float()": False,
                "w64.double()": True, "wT.contiguous()": False, "wT.float()": True,
                "wT.t()": False}
 check_same_object(predictions)
-""", r"^your dict has no entry for w1.t\(\)"),
+""", r"^your dict has no entry for w.t\(\)"),
     ("check_same_object", "a set of the expressions that are the tensor itself", """
-check_same_object({"w1.to(torch.float32)", "w1.requires_grad_()", "w64.double()",
+check_same_object({"w.to(torch.float32)", "w.requires_grad_()", "w64.double()",
                    "wT.float()"})
 """, r"^answer with a dict mapping each expression to True or False.*not a set$"),
     ("check_same_object", "a list of predictions in the template's order", """
 check_same_object([False, False, True, True, False, False, True, False, True, False])
 """, r"^answer with a dict .*not a list$"),
+    ("check_same_object", "section 4's name w1 kept in the keys", """
+predictions = {"w1.t()": False, "w1.view(8, 16)": False, "w1.to(torch.float32)": True,
+               "w1.requires_grad_()": True, "w1 + 0": False, "w64.float()": False,
+               "w64.double()": True, "wT.contiguous()": False, "wT.float()": True,
+               "wT.t()": False}
+check_same_object(predictions)
+""", r"^your dict has no entry for w.t\(\), w.view\(8, 16\), .*w \+ 0\n"
+     r"The exercise's float32 tensor is w, not section 4's w1: copy the keys from the "
+     r"template$"),
     ("check_sigmoid_grad", "forgot the upstream out.g", """
 def sigmoid_grad(inp, out):
     inp.g = out * (1 - out)

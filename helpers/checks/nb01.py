@@ -31,8 +31,8 @@ from helpers.checks import (
 from helpers.compare import compare
 from helpers.numerical import numerical_grads
 
-# torch too: the check cells import it, so an answer works after a kernel restart
-__all__ = ["check_mae_grad", "check_same_object", "check_sigmoid_grad", "torch"]
+# the check cells import torch themselves (`import torch`): a restart is safe
+__all__ = ["check_mae_grad", "check_same_object", "check_sigmoid_grad"]
 
 
 def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
@@ -113,7 +113,7 @@ def _call(answer, *args, what: str, hint: str, errors: Mapping[str, str], no_g: 
 
 def _sources(g: torch.Generator) -> dict[str, torch.Tensor]:
     """Fresh tensors like the exercise's, each with a `.g` of its own."""
-    tensors = {"w1": torch.randn(8, 16, generator=g),                   # float32, contiguous
+    tensors = {"w": torch.randn(8, 16, generator=g),                    # float32, contiguous
                "w64": torch.randn(8, 16, generator=g, dtype=torch.float64),
                "wT": torch.randn(16, 8, generator=g).t()}              # a transposed view
     for t in tensors.values():
@@ -125,15 +125,15 @@ def _sources(g: torch.Generator) -> dict[str, torch.Tensor]:
 # why its result is or is not that tensor). Only operations whose identity behaves the same
 # on torch 2.9.1, 2.13 and 2.15; the check still judges by `is`, on its own tensors.
 EXPRESSIONS = [
-    ("w1.t()", "w1", lambda t: t["w1"].t(),
-     "a new tensor object, a view of w1's numbers with the axes swapped"),
-    ("w1.view(8, 16)", "w1", lambda t: t["w1"].view(8, 16),
-     "a view is a new tensor object sharing w1's numbers, even with w1's own shape"),
-    ("w1.to(torch.float32)", "w1", lambda t: t["w1"].to(torch.float32),
-     "w1 is already float32, so there is nothing to do: it returns w1 itself"),
-    ("w1.requires_grad_()", "w1", lambda t: t["w1"].requires_grad_(),
+    ("w.t()", "w", lambda t: t["w"].t(),
+     "a new tensor object, a view of w's numbers with the axes swapped"),
+    ("w.view(8, 16)", "w", lambda t: t["w"].view(8, 16),
+     "a view is a new tensor object sharing w's numbers, even with w's own shape"),
+    ("w.to(torch.float32)", "w", lambda t: t["w"].to(torch.float32),
+     "w is already float32, so there is nothing to do: it returns w itself"),
+    ("w.requires_grad_()", "w", lambda t: t["w"].requires_grad_(),
      "a method ending in _ works in place and returns its tensor itself"),
-    ("w1 + 0", "w1", lambda t: t["w1"] + 0,
+    ("w + 0", "w", lambda t: t["w"] + 0,
      "arithmetic makes a new tensor, even when the numbers come out the same"),
     ("w64.float()", "w64", lambda t: t["w64"].float(),
      "w64 is float64, so it converts: a new float32 tensor"),
@@ -149,7 +149,7 @@ EXPRESSIONS = [
 
 
 def _key(text: Any) -> Any:
-    """An expression with its spaces removed, so that "w1 + 0" and "w1+0" are one key."""
+    """An expression with its spaces removed, so that "w + 0" and "w+0" are one key."""
     return "".join(text.split()) if isinstance(text, str) else text
 
 
@@ -178,7 +178,7 @@ def check_same_object(answer: Mapping) -> None:
 
     Requires a dict (any mapping) with an entry for each expression of `EXPRESSIONS`, each
     True or False (a NumPy bool or a one-entry bool tensor is accepted too). Keys may be
-    written with other spacing ("w1+0"); extra entries are ignored. The truth is found by
+    written with other spacing ("w+0"); extra entries are ignored. The truth is found by
     `is` on fresh tensors of the check's own (float32, float64 and a transposed view, each
     with a `.g`), evaluated anew on every call. Every wrong prediction is named, and the
     first ones explained (three lines at most).
@@ -194,12 +194,16 @@ def check_same_object(answer: Mapping) -> None:
                               f"torch release; please report it")
     if not isinstance(answer, Mapping):
         raise CheckFailed(f"answer with a dict mapping each expression to True or False, "
-                          f"such as {{'w1.t()': ..., ...}}, not {a_type(answer)}")
+                          f"such as {{'w.t()': ..., ...}}, not {a_type(answer)}")
     given = {_key(k): v for k, v in answer.items()}
     missing = [expr for expr, *_ in EXPRESSIONS if _key(expr) not in given]
     if missing:
+        as_w1 = any(_key(k).startswith("w1") for k in answer if isinstance(k, str))
         raise CheckFailed(f"your dict has no entry for {', '.join(missing)}\n"
-                          f"Copy the keys from the template: each expression as written there")
+                          + ("The exercise's float32 tensor is w, not section 4's w1: copy "
+                             "the keys from the template" if as_w1 else
+                             "Copy the keys from the template: each expression as written "
+                             "there"))
     said = {expr: _prediction(given[_key(expr)], expr) for expr, *_ in EXPRESSIONS}
     wrong = [(expr, why) for expr, *_, why in EXPRESSIONS if said[expr] != truth[expr]]
     if wrong:
