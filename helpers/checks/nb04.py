@@ -27,9 +27,9 @@ from helpers.checks import (
 )
 from helpers.compare import compare
 
-# What an answer may use after a kernel restart, with the check: torch, nn, and a small
-# DynamicNet to try an answer on.
-__all__ = ["check_share", "check_w2", "nn", "small_dynamicnet", "torch"]
+# What the check cells import (torch itself comes from a plain `import torch`): the checks
+# and a small DynamicNet to try an answer on.
+__all__ = ["check_share", "check_w2", "small_dynamicnet"]
 
 
 class DynamicNet(nn.Module):
