@@ -52,7 +52,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         net(x, y).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"did not divide each chunk's loss by n_chunks \(3 times the full-batch"),
+""", r"did not divide each chunk's loss \(a mean over its rows\) by n_chunks"),
     ("check_accumulate_grads", "zero_grad inside the loop", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
@@ -243,7 +243,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for _ in range(n_chunks):
         (net(x, y) / n_chunks).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"the accumulated .grad is not the full-batch gradient"),
+""", r"\.grad is not the full-batch gradient"),
     ("check_sequential", "parameters frozen (requires_grad off)", """
 def make_sequential(w1, b1, w2, b2):
     (n_in, nh), n_out = w1.shape, w2.shape[1]

@@ -4,8 +4,8 @@ Exercise 1, `check_accumulate_grads`: gradient accumulation over chunks of a bat
 Exercise 2, `check_sequential`: our weights in an `nn.Sequential`, `(out, in)` layout.
 Exercise 3, `check_tanh_fn`: a `torch.autograd.Function` for tanh.
 
-`torch` and `nn` are exported too, so that a check-import cell brings what the
-answers use after a kernel restart.
+`small_net()` is exported too: a net and a batch to try an Exercise 1 answer on.
+The check-import cells bring `torch` and `nn` with plain imports.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from helpers.checks import (
 )
 from helpers.data import make_weights, synthetic_regression
 
-__all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "nn", "torch"]
+__all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "small_net"]
 
 WEIGHT_NAMES = ("w1", "b1", "w2", "b2")
 
@@ -87,6 +87,16 @@ ACCUMULATE_CASES = (  # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows
     (5, 48, 8, 16, 4),
     (7, 60, 5, 7, 6),
 )
+
+
+def small_net() -> tuple[_Model, torch.Tensor, torch.Tensor]:
+    """(net, inp, targ): the first case's float64 net (8 inputs, 16 hidden units),
+    with a previous step's gradients in its `.grad`s, and its 48 rows, to try an
+    answer on. `net(inp, targ)` returns the mean squared error."""
+    seed, rows, n_in, nh, _ = ACCUMULATE_CASES[0]
+    stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
+    inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
+    return _net(n_in, nh, seed, stale), inp, targ
 
 
 @exercise_check
@@ -175,16 +185,16 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
     for share in shares:  # .grad /= n_chunks after each chunk's unscaled backward
         divided_each_time = {k: (v + n_chunks * share[k]) / n_chunks
                              for k, v in divided_each_time.items()}
-    expect_close(_grads(net), full, f"{case} the accumulated .grad is not the full-batch "
-                                    "gradient", mistakes={
-        "the old gradient stayed in .grad: clear the gradients once "
-        "(net.zero_grad()) before the first chunk": {k: full[k] + old[k] for k in full},
-        f"you did not divide each chunk's loss by n_chunks ({n_chunks} times the "
-        "full-batch gradient): a chunk's loss is a mean over the chunk only": times_n,
+    expect_close(_grads(net), full, f"with n_chunks={n_chunks}, .grad is not the "
+                                    "full-batch gradient", mistakes={
+        "the old gradient stayed in .grad: call net.zero_grad() once, before the "
+        "loop": {k: full[k] + old[k] for k in full},
+        "you did not divide each chunk's loss (a mean over its rows) by "
+        "n_chunks": times_n,
         "you neither cleared the old gradient first nor divided each chunk's "
         "loss by n_chunks": {k: times_n[k] + old[k] for k in full},
-        "you cleared the gradients between chunks (only the last chunk's share is "
-        "left); clear them once, before the loop": shares[-1],
+        "you cleared the gradients between chunks; clear them once, before the "
+        "loop": shares[-1],
         "you cleared the gradients after the backward calls, not before them": {
             k: torch.zeros_like(v) for k, v in full.items()},
         "you divided the .grad by n_chunks after every chunk, which shrinks the "
@@ -500,8 +510,7 @@ def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> Non
     t = tanh.double()
     expect_close(
         {"inp": x.grad}, {"inp": up * (1 - t**2)},
-        f"{case} your backward should return out_g * (1 - out**2): the gradient it "
-        "receives times tanh's derivative",
+        f"{case} your backward should return out_g * (1 - out**2)",
         mistakes={
             "you left out out_g, the gradient backward receives": {"inp": 1 - t**2},
             "you wrote the derivative with the input, 1 - inp**2": {
