@@ -614,6 +614,8 @@ def test_setup_cell_hidden_behind_a_note(browsed, page):
     title = body.select_one("h1")
     assert title is not None and title.find_next_sibling() is notes[0], (
         f"{page}: the note is not right under the page's title")
+    said = body.get_text(" ").count("bare kernel")
+    assert said == 1, f"{page}: the launch cell is explained {said} times, not once"
     link = notes[0].find("a", href=True)
     assert link and local_target(page, link["href"])[0] == SITE / ZIP, (
         f"{page}: the note does not link to the course's zip")

@@ -171,6 +171,13 @@ def _hide_launch_cell(app, doctree):
         cell.parent.remove(cell)
         title = doctree.next_node(nodes.title)
         title.parent.insert(title.parent.index(title) + 1, note)
+    # The notebook's Set-up section says the same for JupyterLab readers, in a paragraph
+    # of its own: on the page the note above has said it.
+    for section in doctree.findall(nodes.section):
+        if section[0].astext().strip() == "Set-up":
+            for para in list(section.findall(nodes.paragraph)):
+                if "bare kernel" in para.astext():
+                    para.parent.remove(para)
 
 
 SUMMARY_HINT = re.compile(r"(<summary>.*?)\(click to open\)(.*?</summary>)", re.S)
