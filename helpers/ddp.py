@@ -38,7 +38,6 @@ notebook): `train` and `train_accumulating` below are the ones notebook 06 runs.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -317,10 +316,10 @@ def train_accumulating(rank, world_size, depth, micro_batches):
     w.register_post_accumulate_grad_hook(        # w.grad after each backward
         lambda w: seen.append(w.grad.clone()))
     inp, targ = rows(rank)
-    micro = zip(inp.chunk(micro_batches), targ.chunk(micro_batches))
-    for i, (x, y) in enumerate(micro):
-        last = i == micro_batches - 1           # only the last one syncs
-        with contextlib.nullcontext() if last else model.no_sync():
-            ((model(x, depth) - y) ** 2).sum().backward()
+    *first, (x, y) = zip(inp.chunk(micro_batches), targ.chunk(micro_batches))
+    for x_i, y_i in first:
+        with model.no_sync():                    # forward and backward inside
+            ((model(x_i, depth) - y_i) ** 2).sum().backward()
+    ((model(x, depth) - y) ** 2).sum().backward()    # this one all-reduces
     dist.destroy_process_group()
     return seen, w.grad

@@ -77,6 +77,27 @@ def plain_until_refused(rank, world_size, depths):
     return before, grads, error
 
 
+def no_sync_around(rank, world_size, forward_inside):
+    """One backward with `no_sync()` around the forward or only around the backward:
+    the gradient of `input_linear.weight` after it."""
+    import contextlib
+
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(ddp.DynamicNet(1000, 100, 10))
+    inp, targ = ddp.rows(rank)
+    with model.no_sync() if forward_inside else contextlib.nullcontext():
+        loss = ((model(inp, 2) - targ) ** 2).sum()
+    with contextlib.nullcontext() if forward_inside else model.no_sync():
+        loss.backward()
+    grad = model.module.input_linear.weight.grad
+    dist.destroy_process_group()
+    return grad
+
+
 def left_behind(job) -> list[str]:
     """The files of this job still on disk: torch's error files, the result folder.
     (Per job, not a listing of the temporary folder: other tests may run meanwhile.)"""
@@ -195,6 +216,28 @@ def test_no_sync_accumulates_and_all_reduces_once():
     assert not torch.equal(seen0[0], seen1[0])          # own gradients, no all-reduce
     assert torch.equal(grad0, grad1)
     torch.testing.assert_close(grad0, (seen0[1] + seen1[1]) / 2)
+
+
+def test_no_sync_counts_where_the_forward_runs():
+    """Notebook 06: what counts is the forward. Inside no_sync(), the backward (run
+    outside) only accumulates; outside, the backward (run inside) all-reduces."""
+    inside = ddp.launch(no_sync_around, forward_inside=True).results()
+    outside = ddp.launch(no_sync_around, forward_inside=False).results()
+    assert not torch.equal(inside[0], inside[1])
+    assert torch.equal(outside[0], outside[1])
+    torch.testing.assert_close(outside[0], (inside[0] + inside[1]) / 2)
+
+
+def test_static_graph_accepts_a_fixed_set_of_unused_parameters():
+    """Notebook 06: static_graph=True with rank 1 skipping middle_linear at every
+    step runs, and the ranks stay equal; a set that changes is refused."""
+    grads = ddp.launch(ddp.train, depths=[[2, 3, 1], [0, 0, 0]],
+                       static_graph=True).results()
+    for step in range(3):
+        for name, g in grads[0][step].items():
+            assert torch.equal(g, grads[1][step][name]), (step, name)
+    with pytest.raises(ddp.WorkerError, match="not compatible with static_graph"):
+        ddp.launch(ddp.train, depths=[[2, 1, 1], [2, 0, 1]], static_graph=True).results()
 
 
 def test_nothing_a_rank_prints_reaches_the_caller(capfd):
