@@ -164,8 +164,7 @@ def _short_traceback(shell, etype, value, tb, tb_offset=None):
         shell.showtraceback((etype, value, tb), running_compiled_code=True)
         return None
     shell.showtraceback((etype, value, tb), running_compiled_code=True)
-    del value._render_traceback_
-    return None
+    return None      # the hook stays: IPython stores the error for its history with it too
 
 
 _BUILT_AT = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?$")
