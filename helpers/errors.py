@@ -116,7 +116,7 @@ def _frame(shell, entry: types.TracebackType) -> list[str]:
     where = " ".join(shell.compile.format_code_name(code.co_filename))
     head = f"{_CYAN}{where}, line {lineno}{_RESET}"
     if code.co_name != "<module>":
-        head += f", in {code.co_name}()"
+        head += f", in {getattr(code, 'co_qualname', code.co_name)}()"
     source = linecache.getlines(code.co_filename)
     lines = [head]
     for n in range(max(1, lineno - 2), lineno + 1):
