@@ -1,24 +1,35 @@
 """Shared test set-up: matplotlib without a screen, figures closed after each test,
-and the small autograd graphs that the graph and plot tests both draw on."""
+and the small autograd graphs that the graph and plot tests both draw on.
 
-import matplotlib
+Nothing heavy is imported at the top: pytest's main process loads this file too, and
+under xdist it only hands tests to the workers (torch would cost it seconds)."""
 
-matplotlib.use("Agg")
+import os
+import sys
 
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
+import pytest
+
+# One thread for torch in the test processes (and the kernels they start, which pin it
+# anyway): two workers on two cores with torch's default threads each spin against the
+# other, and a 20 ms check takes most of a second.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 @pytest.fixture(autouse=True)
 def _close_figures():
+    if "matplotlib.pyplot" not in sys.modules:
+        import matplotlib
+
+        matplotlib.use("Agg")             # no screen: figures are drawn, never shown
     yield
-    plt.close("all")
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
 
 
 def leaves(*shapes):
     """Seeded random leaf tensors that require grad, one per shape."""
+    import torch
+
     g = torch.Generator().manual_seed(0)
     return [torch.randn(*s, generator=g).requires_grad_() for s in shapes]
 
@@ -28,6 +39,9 @@ def reused_linear(depth, n=4, h=3):
 
     Returns the MSE loss and ``dict(model.named_parameters())``: a tiny DynamicNet.
     """
+    import torch
+    from torch import nn
+
     torch.manual_seed(0)
     first, mid, last = nn.Linear(5, h), nn.Linear(h, h), nn.Linear(h, 2)
     model = nn.ModuleDict({"first": first, "mid": mid, "last": last})

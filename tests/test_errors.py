@@ -50,7 +50,8 @@ def test_expect_warning_fails_without_the_warning():
                                              "got no warning"):
         with expect_warning(UserWarning, "leaf"):
             pass
-    with pytest.raises(AssertionError, match="got FutureWarning: soon"):
+    with pytest.raises(AssertionError, match="got FutureWarning: soon"), \
+            pytest.warns(FutureWarning, match="soon"):       # passed on, and seen here
         with expect_warning(UserWarning, "leaf"):
             warnings.warn("soon", FutureWarning, stacklevel=2)
 
