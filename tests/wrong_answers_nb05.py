@@ -58,7 +58,38 @@ WRONG = [
      r"\(not pop\(0\)\)"),
     ("check_relu_shared", "reads the latest record without popping it",
      relu_shared(pop="self.calls[-1]"),
-     r"worked on the latest call again.*pop the latest one in each backward"),
+     r"worked on the latest call again\nYour backward never removes the record it handled: "
+     r"pop it"),
+    ("check_relu_shared", "records in a dict by call number, never deleted", """
+class ReluShared():
+    def __init__(self):
+        self.calls = {}
+
+    def __call__(self, inp):
+        out = inp.clamp_min(0.)
+        self.calls[len(self.calls)] = (inp, out)
+        return out
+
+    def backward(self):
+        inp, out = self.calls[max(self.calls)]
+        inp.g = torch.where(inp > 0, out.g, 0)
+check_relu_shared(ReluShared)
+""", r"never removes the record it handled"),
+    ("check_relu_shared", "pops a record, but reads the last call's attributes", """
+class ReluShared():
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, inp):
+        self.inp, self.out = inp, inp.clamp_min(0.)
+        self.calls.append((self.inp, self.out))
+        return self.out
+
+    def backward(self):
+        self.calls.pop()
+        self.inp.g = torch.where(self.inp > 0, self.out.g, 0)
+check_relu_shared(ReluShared)
+""", r"worked on the latest call again\nEach backward should work on the record it pops"),
     ("check_relu_shared", "the lesson's Relu: one stored call", """
 class ReluShared():
     def __call__(self, inp):
@@ -68,7 +99,8 @@ class ReluShared():
     def backward(self):
         self.inp.g = torch.where(self.inp > 0, self.out.g, 0)
 check_relu_shared(ReluShared)
-""", r"Keep one \(inp, out\) record per call \(a list\)"),
+""", r"latest call again\nYour object keeps only the last call: keep one \(inp, out\) record "
+     r"per call \(a list\)"),
     ("check_relu_shared", "forgot to multiply by out.g",
      relu_shared(grad="inp.g = (inp > 0).float()"),
      r"(?s)inp.g should be torch.where\(inp > 0, out.g, 0\).*the mask alone"),

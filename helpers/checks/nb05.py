@@ -56,14 +56,17 @@ class Tape:
     def send(self, t, g):
         t.g += g
 
-    def backward(self, loss):
-        if not self.records:
-            raise RuntimeError("the tape is empty: run a forward pass first "
-                               "(backward consumes it)")
+    def start(self, loss):
         for rec in self.records:
             for t in (rec.out, *rec.inputs):
                 t.g = torch.zeros_like(t)
         loss.g = torch.ones_like(loss)
+
+    def backward(self, loss):
+        if not self.records:
+            raise RuntimeError("the tape is empty: run a forward pass first "
+                               "(backward consumes it)")
+        self.start(loss)
         while self.records:
             rec = self.records.pop()
             for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
@@ -331,6 +334,7 @@ def check_relu_shared(ReluShared) -> None:
     g2 = torch.tensor([[-7.0, 8.0, -9.0], [10.0, -11.0, 12.0]], dtype=torch.float64)
     o1.g, o2.g = g1.clone(), g2.clone()
     upstream = snapshot(**{"the first call's out": o1, "the second call's out": o2})
+    held_first = {_holds(layer, o1), _holds(layer, x1)}
     held = {_holds(layer, o1), _holds(layer, o2)}
     try:
         call_answer(layer.backward, what="the first backward of your ReluShared object",
@@ -357,18 +361,27 @@ def check_relu_shared(ReluShared) -> None:
                           "call's input: it should handle the latest call only")
     first_g = x2.g
     first_value = first_g.clone()
+    unpopped = _kept_in_records(layer, o2)
 
     call_answer(layer.backward, what="the second backward of your ReluShared object",
                 hint="it is called as layer.backward(), after out.g has been set")
     expect_unchanged(upstream, "your backward")
     if _is_zero_or_unset(x1):
         again = x2.g is not first_g or not torch.equal(x2.g, first_value)
-        raise CheckFailed(
-            "after two calls and two backwards, the first call's inp.g is missing"
-            + (": the second backward worked on the latest call again. Keep one (inp, out) "
-               "record per call (a list), not only the last call, and pop the latest one in "
-               "each backward" if again else "")
-        )
+        if not again:
+            why = ""
+        elif unpopped:
+            why = ("\nYour backward never removes the record it handled: pop it off your "
+                   "records (list.pop()), so that the next backward finds the call before")
+        elif "the tensor" not in held_first:
+            why = ("\nYour object keeps only the last call: keep one (inp, out) record per "
+                   "call (a list), and pop the latest one in each backward")
+        else:
+            why = ("\nEach backward should work on the record it pops, the latest call not "
+                   "handled yet")
+        raise CheckFailed("after two calls and two backwards, the first call's inp.g is missing"
+                          + (": the second backward worked on the latest call again" + why
+                             if again else ""))
     _expect_relu_grad(_g_of(x1), x1, g1)
     if not torch.equal(x2.g.double(), first_value.double()):
         raise CheckFailed("the second backward changed inp.g of the second call's input again: "
@@ -415,7 +428,19 @@ def _less_precise(g, t) -> bool:
 def _holds(layer, t) -> str | None:
     """"the tensor" when `layer` keeps `t` itself (in an attribute, a list, a tuple, a dict
     or a closure), "a copy" when it keeps only tensors equal to `t`, else None."""
-    found, seen, todo = None, set(), [vars(layer) if hasattr(layer, "__dict__") else {}]
+    return _reaches(vars(layer) if hasattr(layer, "__dict__") else {}, t)
+
+
+def _kept_in_records(layer, t) -> bool:
+    """True when `layer` still keeps `t` itself inside a list, deque or dict (its records)."""
+    attributes = vars(layer).values() if hasattr(layer, "__dict__") else ()
+    return any(_reaches(v, t) == "the tensor" for v in attributes
+               if isinstance(v, (list, deque, dict)))
+
+
+def _reaches(root, t) -> str | None:
+    """`_holds`, from any object: what of `t` can be reached from `root`."""
+    found, seen, todo = None, set(), [root]
     while todo:
         item = todo.pop()
         if id(item) in seen:
