@@ -8,7 +8,8 @@ notebook's `Module` or this one, or none: the checks only call a layer and its
 `backward`, exactly as `Model` does.
 
 The Exercises section imports what its answers use from here (`Module`,
-`torch`), so that it runs after a kernel restart.
+`torch`), so that it runs after a kernel restart, and `small_chain()`, a
+model to try Exercise 1's `chain_ok` on by hand.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ from helpers.checks import (
 from helpers.data import make_weights, synthetic_regression
 from helpers.numerical import autograd_grads
 
-__all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes", "torch"]
+__all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes", "small_chain",
+           "torch"]
 
 
 # -- the notebook's layers, copied (section 4) ----------------------------------------------
@@ -178,6 +180,15 @@ def _chain(widths, broken, kind, seed):
     model = Chain(layers, Mse())
     model(inp, targ)
     return model
+
+
+def small_chain(broken=False):
+    """A `Lin -> Relu -> Lin -> Mse` chain that has run forward, to try `chain_ok` on by hand.
+
+    broken=True: the `Relu` hands the second `Lin` a copy of its output (equal values,
+    another object), so the chain is not whole.
+    """
+    return _chain((6,), 1 if broken else None, "copy", seed=0)
 
 
 def _describe_chain(model, broken, kind) -> str:
