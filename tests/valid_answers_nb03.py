@@ -50,7 +50,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
         p.grad = None
     for x, y in zip(torch.chunk(inp, n_chunks), torch.chunk(targ, n_chunks)):
         loss = net(x, y)
-        loss.backward(torch.tensor(1.0 / n_chunks, dtype=loss.dtype))
+        loss.backward(torch.tensor(len(x) / len(inp), dtype=loss.dtype))
 check_accumulate_grads(accumulate_grads)
 """),
     ("check_accumulate_grads", "zeros kept, chunks in reverse, weighted by rows", """
@@ -66,22 +66,21 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for p in net.parameters():
         if p.grad is not None:
             p.grad.zero_()
-    size = len(inp) // n_chunks
-    losses = [net(inp[i:i + size], targ[i:i + size]) / n_chunks
-              for i in range(0, len(inp), size)]
+    chunks = zip(inp.chunk(n_chunks), targ.chunk(n_chunks))
+    losses = [net(x, y) * (x.shape[0] / inp.shape[0]) for x, y in chunks]
     for i, loss in enumerate(losses):
         print(f"chunk {i}: loss {loss.item():.4f}")
         loss.backward()
 check_accumulate_grads(accumulate_grads)
 """),
-    ("check_accumulate_grads", "the summed .grad divided by n_chunks at the end", """
+    ("check_accumulate_grads", "row sums accumulated, divided by len(inp) at the end", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        net(x, y).backward()
+        (net(x, y) * len(x)).backward()
     with torch.no_grad():
         for p in net.parameters():
-            p.grad /= n_chunks
+            p.grad /= len(inp)
 check_accumulate_grads(accumulate_grads)
 """),
     ("check_accumulate_grads", "torch.autograd.grad, summed into .grad by hand", """
@@ -133,8 +132,10 @@ check_sequential(make_sequential)
     ("check_accumulate_grads", "hooks that scale each share, removed before returning", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
-    handles = [p.register_hook(lambda g: g / n_chunks) for p in net.parameters()]
+    share = [1.0]
+    handles = [p.register_hook(lambda g: g * share[0]) for p in net.parameters()]
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        share[0] = len(x) / len(inp)
         net(x, y).backward()
     for handle in handles:
         handle.remove()

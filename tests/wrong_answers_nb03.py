@@ -43,21 +43,22 @@ check_tanh_fn(TanhFn)
     ("check_accumulate_grads", "forgot zero_grad: the old gradient stays", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        (net(x, y) / n_chunks).backward()
+        (net(x, y) * len(x) / len(inp)).backward()
 check_accumulate_grads(accumulate_grads)
 """, r"the old gradient stayed in .grad(.|\n)*net.zero_grad\(\)"),
-    ("check_accumulate_grads", "forgot the 1/n_chunks", """
+    ("check_accumulate_grads", "each chunk's loss not weighted", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         net(x, y).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"did not divide each chunk's loss \(a mean over its rows\) by n_chunks"),
+""", r"did not weight each chunk's loss \(a mean over its rows\) by its share of the "
+     r"rows, len\(x\) / len\(inp\)"),
     ("check_accumulate_grads", "zero_grad inside the loop", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         net.zero_grad()
-        (net(x, y) / n_chunks).backward()
+        (net(x, y) * len(x) / len(inp)).backward()
 check_accumulate_grads(accumulate_grads)
 """, r"cleared the gradients between chunks"),
     ("check_accumulate_grads", "one backward on the whole batch", """
@@ -65,7 +66,8 @@ def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     net(inp, targ).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"expected one backward per chunk, but backward reached the weights 1 time"),
+""", r"expected one backward per chunk, 3 in all, but backward reached the weights "
+     r"once$"),
     ("check_sequential", "missing transpose", """
 def make_sequential(w1, b1, w2, b2):
     (n_in, nh), n_out = w1.shape, w2.shape[1]
@@ -196,27 +198,29 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.split(n_chunks), targ.split(n_chunks)):
         (net(x, y) / n_chunks).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"expected one backward per chunk, but backward reached the weights 16 time"),
+""", r"expected one backward per chunk, 3 in all, but backward reached the weights "
+     r"16 times\ninp.split\(3\) makes chunks of 3 rows"),
     ("check_accumulate_grads", "the chunk losses summed, one backward", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     total = 0
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        total = total + net(x, y) / n_chunks
+        total = total + net(x, y) * len(x) / len(inp)
     total.backward()
 check_accumulate_grads(accumulate_grads)
-""", r"expected one backward per chunk, but backward reached the weights 1 time"),
+""", r"expected one backward per chunk, 3 in all, but backward reached the weights "
+     r"once$"),
     ("check_accumulate_grads", "zero_grad after the loop", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        (net(x, y) / n_chunks).backward()
+        (net(x, y) * len(x) / len(inp)).backward()
     net.zero_grad()
 check_accumulate_grads(accumulate_grads)
 """, r"is None: did you clear the gradients after the backward calls"),
     ("check_accumulate_grads", "zero_grad(set_to_none=False) after the loop", """
 def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        (net(x, y) / n_chunks).backward()
+        (net(x, y) * len(x) / len(inp)).backward()
     net.zero_grad(set_to_none=False)
 check_accumulate_grads(accumulate_grads)
 """, r"you cleared the gradients after the backward calls, not before them"),
@@ -224,7 +228,7 @@ check_accumulate_grads(accumulate_grads)
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        (net(x, y) / n_chunks).backward()
+        (net(x, y) * len(x) / len(inp)).backward()
     torch.optim.SGD(net.parameters(), lr=0.1).step()
 check_accumulate_grads(accumulate_grads)
 """, r"changed the values of lin1.weight; it should leave the weights to the optimizer"),
@@ -232,7 +236,7 @@ check_accumulate_grads(accumulate_grads)
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        (net(x, y) / n_chunks).backward()
+        (net(x, y) * len(x) / len(inp)).backward()
     net.requires_grad_(False)
 check_accumulate_grads(accumulate_grads)
 """, r"switched requires_grad of lin1.weight; leave it as it was"),
@@ -368,7 +372,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
     params = list(net.parameters())
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
-        grads = torch.autograd.grad(net(x, y) / n_chunks, params)
+        grads = torch.autograd.grad(net(x, y) * len(x) / len(inp), params)
 check_accumulate_grads(accumulate_grads)
 """, r"is None, and no backward filled it: torch.autograd.grad returns gradients without "
      r"storing them in .grad; call loss.backward\(\)"),
@@ -431,7 +435,7 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(3), targ.chunk(3)):
         (net(x, y) / 3).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"reached the weights 3 time\(s\)\nand 3 times with n_chunks=2 too: is the number "
+""", r"reached the weights 3 times\nand 3 times with n_chunks=2 too: is the number "
      r"of chunks written in\? Split with inp.chunk\(n_chunks\)"),
     ("check_accumulate_grads", "a number of chunks written in, wrong from the first case", """
 def accumulate_grads(net, inp, targ, n_chunks):
@@ -439,9 +443,9 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(4), targ.chunk(4)):
         (net(x, y) / 4).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"^with n_chunks=3 \(48 rows\) expected one backward per chunk, but backward reached "
-     r"the weights 4 time\(s\)\nand 4 times with n_chunks=2 too: is the number of chunks "
-     r"written in\?"),
+""", r"^with n_chunks=3 \(48 rows\) expected one backward per chunk, 3 in all, but "
+     r"backward reached the weights 4 times\nand 4 times with n_chunks=2 too: is the "
+     r"number of chunks written in\?"),
     ("check_sequential", "the sizes of the check's first case written in", """
 def make_sequential(w1, b1, w2, b2):
     seq = nn.Sequential(nn.Linear(5, 7), nn.ReLU(), nn.Linear(7, 1))
@@ -555,7 +559,8 @@ def accumulate_grads(net, inp, targ, n_chunks):
     for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
         (net(x, y) / len(x)).backward()
 check_accumulate_grads(accumulate_grads)
-""", r"you divided each chunk's loss by its number of rows; it is a mean over them already"),
+""", r"you divided each chunk's loss by its number of rows; it is a mean over them already, "
+     r"multiply it by len\(x\) / len\(inp\)"),
     ("check_accumulate_grads", "one loss, backward once per chunk", """
 def accumulate_grads(net, inp, targ, n_chunks):
     net.zero_grad()
@@ -565,4 +570,70 @@ def accumulate_grads(net, inp, targ, n_chunks):
 check_accumulate_grads(accumulate_grads)
 """, r"raised RuntimeError: Trying to backward through the graph a second time(.|\n)*"
      r"compute each chunk's loss, net\(x, y\), inside the loop"),
+    ("check_accumulate_grads", "each chunk's loss divided by n_chunks: unequal chunks", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) / n_chunks).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"^with n_chunks=6, \.grad is not the full-batch gradient(.|\n)*you divided by n_chunks, "
+     r"which weights the 5-row chunk like the 9-row ones; weight each chunk's loss by "
+     r"len\(x\) / len\(inp\)"),
+    ("check_accumulate_grads", "the summed .grad divided by n_chunks at the end", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.grad /= n_chunks
+check_accumulate_grads(accumulate_grads)
+""", r"^with n_chunks=6, \.grad is not the full-batch gradient(.|\n)*you divided by n_chunks"),
+    ("check_accumulate_grads", "chunks of len(inp) // n_chunks rows, by slicing", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    size = len(inp) // n_chunks
+    for i in range(0, len(inp), size):
+        x, y = inp[i:i + size], targ[i:i + size]
+        (net(x, y) * len(x) / len(inp)).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"^with n_chunks=6 \(50 rows\) expected one backward per chunk, 6 in all, but backward "
+     r"reached the weights 7 times$"),
+    ("check_tanh_fn", "backward multiplies out_g in place", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return torch.tanh(inp)
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g.mul_(1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"^your backward changed out_g in place; it should only read it"),
+    ("check_accumulate_grads", "each chunk's weight upside down, len(inp) / len(x)", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) * len(inp) / len(x)).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"multiplied each chunk's loss by len\(inp\) / len\(x\), upside down"),
+    ("check_accumulate_grads", "each chunk's loss times len(x), never divided", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) * len(x)).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"multiplied each chunk's loss by len\(x\) but did not divide by len\(inp\)"),
+    ("check_accumulate_grads", "integer division: len(x) // len(inp) is 0", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) * (len(x) // len(inp))).backward()
+check_accumulate_grads(accumulate_grads)
+""", r"every backward added zeros into \.grad(.|\n)*len\(x\) // len\(inp\) is 0"),
 ]

@@ -85,7 +85,7 @@ def _grads(net: nn.Module, inp=None, targ=None, scale: float = 1.0) -> dict:
 ACCUMULATE_CASES = (  # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows
     (2, 48, 8, 16, 3),
     (5, 48, 8, 16, 4),
-    (7, 60, 5, 7, 6),
+    (7, 50, 5, 7, 6),  # chunks of 9, 9, 9, 9, 9 and 5 rows: equal weights are wrong
 )
 
 
@@ -99,23 +99,30 @@ def small_net() -> tuple[_Model, torch.Tensor, torch.Tensor]:
     return _net(n_in, nh, seed, stale), inp, targ
 
 
+def _times(n: int) -> str:
+    return "once" if n == 1 else f"{n} times"
+
+
 @exercise_check
 def check_accumulate_grads(accumulate_grads) -> None:
     """Exercise 1: clear the old gradients, then one `backward` per chunk.
 
-    Requires, on three nets and batches (3, 4 and 6 chunks), each net arriving
-    with a previous step's gradients in `.grad`: exactly one `backward` per
-    chunk, each carrying that chunk's share (its mean loss divided by
-    `n_chunks`, or all of them scaled alike; seen by a hook on the first
-    weight); in the end every `.grad` is the full-batch gradient; the model
-    as it was (`expect_model_unchanged`: the same parameters, values and
+    Requires, on three nets and batches (48 rows in 3 and in 4 chunks, 50 rows
+    in 6 chunks of 9 and 5 rows), each net arriving with a previous step's
+    gradients in `.grad`: exactly one `backward` per chunk of
+    `inp.chunk(n_chunks)`, each carrying that chunk's share (its mean loss
+    times `len(x) / len(inp)`, or all of them scaled alike; seen by a hook on
+    the first weight); in the end every `.grad` is the full-batch gradient
+    (dividing by `n_chunks` is wrong for the uneven chunks); the model as it
+    was (`expect_model_unchanged`: the same parameters, values and
     `requires_grad`, no hook left on a parameter or module, no attribute
     added), `inp` and `targ` too. Leaves free: how the gradients are cleared
     (`zero_grad()`, with or without `set_to_none`, or by hand), the order of
-    the chunks, how the share is scaled (dividing the loss, `backward`'s
-    `gradient` argument, or dividing the summed `.grad` at the end), extra
-    prints. A wrong number of `backward` calls is tried with another
-    `n_chunks`: a count that does not follow it is named a number written in.
+    the chunks, how the share is scaled (the loss, `backward`'s `gradient`
+    argument, a hook removed afterwards, or the summed `.grad` divided at the
+    end), extra prints. A wrong number of `backward` calls is tried with
+    another `n_chunks`: a count that does not follow it is named a number
+    written in.
     """
     for seed, rows, n_in, nh, n_chunks in ACCUMULATE_CASES:
         _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks)
@@ -133,16 +140,24 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
     model_before = snapshot_model(net)  # before the check's own hooks
     full = _grads(_net(n_in, nh, seed), inp, targ)
     chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
-    shares = [_grads(_net(n_in, nh, seed), x, y, 1 / n_chunks) for x, y in chunks]
+    sizes = [len(x) for x, _ in chunks]
+    means = [_grads(_net(n_in, nh, seed), x, y) for x, y in chunks]  # unscaled
+    shares = [{k: v * size / rows for k, v in m.items()} for m, size in zip(means, sizes)]
     before = snapshot(inp=inp, targ=targ)
-    seen = []
+    weight = net.lin1.weight
+    seen, grad_before = [], []  # per backward: its gradient, and .grad before it is added
+    filled = {}  # backward -> what it added into .grad (not for torch.autograd.grad)
 
-    def record(g: torch.Tensor) -> None:
+    def record(g: torch.Tensor) -> None:  # before the answer's own hooks, if any
         seen.append(g.detach().clone())
+        grad_before.append(None if weight.grad is None else weight.grad.detach().clone())
 
-    filled = []  # fires when a backward adds into .grad (not for torch.autograd.grad)
-    hooks = [net.lin1.weight.register_hook(record),  # once per backward reaching it
-             net.lin1.weight.register_post_accumulate_grad_hook(lambda p: filled.append(1))]
+    def added(p: torch.Tensor) -> None:  # after them: what reached .grad
+        old = grad_before[-1]
+        filled[len(seen) - 1] = p.grad.detach() - (0 if old is None else old)
+
+    hooks = [weight.register_hook(record),  # once per backward reaching it
+             weight.register_post_accumulate_grad_hook(added)]
     try:
         call_answer(accumulate_grads, net, inp, targ, n_chunks, what="your accumulate_grads",
                     hint="accumulate_grads(net, inp, targ, n_chunks) is called with a "
@@ -164,11 +179,11 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
                    f"inp.chunk({n_chunks}) makes {n_chunks} chunks")
         elif len(seen) > 1 and (probe := _backward_count(
                 accumulate_grads, n_chunks, len(seen)))[1] == len(seen):
-            why = (f"\nand {len(seen)} times with n_chunks={probe[0]} too: is the number "
+            why = (f"\nand {_times(len(seen))} with n_chunks={probe[0]} too: is the number "
                    "of chunks written in? Split with inp.chunk(n_chunks)")
         raise CheckFailed(
-            f"{case} expected one backward per chunk, but backward reached the "
-            f"weights {len(seen)} time(s){why}")
+            f"{case} expected one backward per chunk, {n_chunks} in all, but backward "
+            f"reached the weights {_times(len(seen))}{why}")
     missing = [name for name, p in net.named_parameters() if p.grad is None]
     if missing and not filled:
         raise CheckFailed(
@@ -180,31 +195,43 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
             f"{case}: after your function the .grad of {', '.join(missing)} is "
             "None: did you clear the gradients after the backward calls instead of "
             "before them?")
-    times_n = {k: n_chunks * full[k] for k in full}
+    if all(not g.any() for g in filled.values()) and filled:
+        raise CheckFailed(
+            f"{case}: every backward added zeros into .grad: each chunk's loss was "
+            "multiplied by 0 (note that len(x) // len(inp) is 0: use /)")
+    unweighted = {k: sum(m[k] for m in means) for k in full}
     divided_each_time = {k: torch.zeros_like(v) for k, v in full.items()}
-    for share in shares:  # .grad /= n_chunks after each chunk's unscaled backward
-        divided_each_time = {k: (v + n_chunks * share[k]) / n_chunks
-                             for k, v in divided_each_time.items()}
+    for m in means:  # .grad /= n_chunks after each chunk's unscaled backward
+        divided_each_time = {k: (v + m[k]) / n_chunks for k, v in divided_each_time.items()}
     expect_close(_grads(net), full, f"with n_chunks={n_chunks}, .grad is not the "
                                     "full-batch gradient", mistakes={
         "the old gradient stayed in .grad: call net.zero_grad() once, before the "
         "loop": {k: full[k] + old[k] for k in full},
-        "you did not divide each chunk's loss (a mean over its rows) by "
-        "n_chunks": times_n,
-        "you neither cleared the old gradient first nor divided each chunk's "
-        "loss by n_chunks": {k: times_n[k] + old[k] for k in full},
+        "you did not weight each chunk's loss (a mean over its rows) by its share "
+        "of the rows, len(x) / len(inp)": unweighted,
+        "you neither cleared the old gradient first nor weighted each chunk's "
+        "loss by len(x) / len(inp)": {k: unweighted[k] + old[k] for k in full},
+        f"you divided by n_chunks, which weights the {sizes[-1]}-row chunk like the "
+        f"{sizes[0]}-row ones; weight each chunk's loss by len(x) / len(inp)": {
+            k: unweighted[k] / n_chunks for k in full},
         "you cleared the gradients between chunks; clear them once, before the "
         "loop": shares[-1],
         "you cleared the gradients after the backward calls, not before them": {
             k: torch.zeros_like(v) for k, v in full.items()},
         "you divided the .grad by n_chunks after every chunk, which shrinks the "
-        "earlier shares again and again; divide each chunk's loss instead": divided_each_time,
+        "earlier shares again and again; weight each chunk's loss instead": divided_each_time,
+        "you multiplied each chunk's loss by len(inp) / len(x), upside down: its "
+        "share of the rows is len(x) / len(inp)": {
+            k: sum(m[k] * rows / size for m, size in zip(means, sizes)) for k in full},
+        "you multiplied each chunk's loss by len(x) but did not divide by "
+        "len(inp)": {k: rows * full[k] for k in full},
         "you divided each chunk's loss by its number of rows; it is a mean over them "
-        "already, divide it by n_chunks": {
-            k: n_chunks * full[k] / (rows // n_chunks) for k in full},
+        "already, multiply it by len(x) / len(inp)": {
+            k: sum(m[k] / size for m, size in zip(means, sizes)) for k in full},
     })
-    _expect_one_share_per_backward(seen, [s["lin1.weight"] for s in shares],
-                                   full["lin1.weight"] / n_chunks, case)
+    carried = [filled.get(i, g) for i, g in enumerate(seen)]
+    _expect_one_share_per_backward(carried, [s["lin1.weight"] for s in shares],
+                                   full["lin1.weight"], case)
 
 
 def _backward_count(accumulate_grads, *avoid: int) -> tuple[int, int | None]:
@@ -257,7 +284,7 @@ def _expect_one_share_per_backward(seen: list, shares: list, whole: torch.Tensor
             raise CheckFailed(
                 f"{case}: the .grad adds up, but backward {call} carried no chunk's "
                 "share (the gradient of one chunk's loss, scaled like the others); "
-                "each backward should carry one chunk, and every chunk once")
+                "split with inp.chunk(n_chunks), one backward per chunk")
 
 
 # ---------------------------------------------------------------- exercise 2
@@ -442,9 +469,10 @@ def check_tanh_fn(TanhFn) -> None:
     Requires, on three tensors (shapes (6, 4), (7,) and (2, 3, 4), float64 and
     float32, values in both tanh tails): `TanhFn.apply(x)` returns
     `torch.tanh(x)` and leaves `x` (values and `requires_grad`) as it was; a
-    `backward` through it gives `x.grad == out_g * (1 - tanh(x)**2)` for an
-    upstream gradient `out_g` that is not all ones, and leaves the forward's
-    output unchanged; two calls then one backward,
+    `backward` through it, `out.backward(out_g)`, gives
+    `x.grad == out_g * (1 - tanh(x)**2)` for an upstream gradient `out_g` that
+    is not all ones, and leaves `out_g` and the forward's output unchanged;
+    two calls then one backward,
     `(TanhFn.apply(a) * ua + TanhFn.apply(b) * ub).sum().backward()`, give
     each input its own gradient (what a call saves belongs to that call: its
     `ctx`, not the class); `gradcheck` passes. Leaves free: what is saved (the
@@ -491,10 +519,10 @@ def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> Non
         raise CheckFailed("TanhFn.apply(x) returned a tensor that does not require "
                           "grad, so no backward can reach your backward: return "
                           "the result of forward as it is")
-    after_forward = snapshot(out=out)
+    after_forward = snapshot(out=out, out_g=upstream)  # backward gets upstream as out_g
     saved = len(getattr(out.grad_fn, "saved_tensors", ()))
     try:
-        call_answer(lambda: (out * upstream).sum().backward(), what="your backward",
+        call_answer(lambda: out.backward(upstream), what="your backward",
                     hint="backward(ctx, out_g) receives the gradient of the output and "
                          "returns the gradient of inp")
     except CheckFailed as e:
