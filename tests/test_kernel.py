@@ -73,10 +73,10 @@ def test_unload_restores_ipythons_traceback(run):
 
 
 def test_a_failed_check_shows_its_sentence_not_its_source(run):
-    wrong = ("from helpers.checks.nb01 import check_sigmoid_grad\n"
-             "def sigmoid_grad(inp, out):\n"
-             "    inp.g = out * (1 - out)\n"
-             "check_sigmoid_grad(sigmoid_grad)\n")
+    wrong = ("from helpers.checks.nb01 import check_mae_grad\n"
+             "def mae_grad(inp, targ):\n"
+             "    inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1)\n"
+             "check_mae_grad(mae_grad)\n")
     _, _, shown = run(wrong)["error"]
     assert "Check failed" in shown and "inp.g" in shown, shown
     assert "def check_" not in shown and not PATHS.search(shown), shown
@@ -84,12 +84,12 @@ def test_a_failed_check_shows_its_sentence_not_its_source(run):
 
 
 def test_the_learners_error_in_a_check_shows_the_cell_line(run):
-    raising = ("def sigmoid_grad(inp, out):\n"
-               "    inp.g = out.g * out * (1 - out) / undefined_name\n"
-               "check_sigmoid_grad(sigmoid_grad)\n")
+    raising = ("def mae_grad(inp, targ):\n"
+               "    inp.g = (inp.squeeze(-1) - targ).sign().unsqueeze(-1) / undefined_name\n"
+               "check_mae_grad(mae_grad)\n")
     _, _, shown = run(raising)["error"]
     assert "`undefined_name` is not defined in this kernel" in shown, shown
-    assert re.search(r"Cell In\[\d+\], line 2, in sigmoid_grad", shown), shown
+    assert re.search(r"Cell In\[\d+\], line 2, in mae_grad", shown), shown
     assert not PATHS.search(shown), shown
 
 
@@ -98,6 +98,6 @@ def test_a_check_module_loads_the_short_tracebacks_after_a_restart(run):
                               "import sys\n"
                               "for m in [m for m in sys.modules if 'helpers.checks' in m]:\n"
                               "    del sys.modules[m]\n"
-                              "from helpers.checks.nb01 import check_sigmoid_grad")
+                              "from helpers.checks.nb01 import check_mae_grad")
     out = run("def f():\n    loss.backward()\n\nloss = (a * a).sum()\nloss.backward()\nf()")
     assert "Cell In[" in out["error"][2] and not PATHS.search(out["error"][2])

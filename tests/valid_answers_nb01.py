@@ -31,52 +31,55 @@ results = {"w.t()": w.t(), "w.view(8, 16)": w.view(8, 16),
            "wT.contiguous()": wT.contiguous(), "wT.float()": wT.float(), "wT.t()": wT.t()}
 check_same_object({k: np.bool_(hasattr(r, "g")) for k, r in results.items()})
 """),
-    ("check_sigmoid_grad", "the sigmoid recomputed from inp", """
-def sigmoid_grad(inp, out):
-    s = torch.sigmoid(inp)
-    inp.g = out.g * s * (1 - s)
-check_sigmoid_grad(sigmoid_grad)
+    ("check_linear_grad", "einsum", """
+def linear_grad(inp, out, w, b):
+    inp.g = torch.einsum("no,oi->ni", out.g, w)
+    w.g = torch.einsum("no,ni->oi", out.g, inp)
+    b.g = torch.einsum("no->o", out.g)
+check_linear_grad(linear_grad)
 """),
-    ("check_sigmoid_grad", "out - out**2, and sigma(-x) for 1 - sigma(x)", """
-def sigmoid_grad(inp, out):
-    inp.g = out.g * (out - out**2)
-check_sigmoid_grad(sigmoid_grad)
-def sigmoid_grad(inp, out):
-    inp.g = out.g * torch.sigmoid(inp) * torch.sigmoid(-inp)
-check_sigmoid_grad(sigmoid_grad)
+    ("check_linear_grad", "section 3's products transposed back, .T and sum(dim=0)", """
+def linear_grad(inp, out, w, b):
+    inp.g = (w.T @ out.g.T).T
+    w.g = (inp.T @ out.g).T
+    b.g = out.g.sum(dim=0)
+check_linear_grad(linear_grad)
 """),
-    ("check_sigmoid_grad", "in place on its own copy, with a print and a return", """
-def sigmoid_grad(inp, out):
-    g = out.g.clone()
-    g.mul_(out).mul_(1 - out)
-    inp.g = g
-    print("sigmoid_grad ran on", tuple(inp.shape))
-    return g
-check_sigmoid_grad(sigmoid_grad)
+    ("check_linear_grad", "lesson 8's outer products, summed over the rows", """
+def linear_grad(inp, out, w, b):
+    inp.g = torch.mm(out.g, w)
+    w.g = (out.g.unsqueeze(-1) * inp.unsqueeze(1)).sum(0)
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
 """),
-    ("check_sigmoid_grad", "the derivative written out with exp", """
-def sigmoid_grad(inp, out):
-    e = torch.exp(-inp)
-    inp.g = out.g * e / (1 + e) ** 2
-check_sigmoid_grad(sigmoid_grad)
+    ("check_linear_grad", "a loop over the rows in float64, with a print and a return", """
+def linear_grad(inp, out, w, b):
+    gw = torch.zeros(w.shape, dtype=torch.float64)
+    for i in range(inp.shape[0]):
+        gw += torch.outer(out.g[i].double(), inp[i].double())
+    inp.g = out.g.double() @ w.double()
+    w.g, b.g = gw, out.g.double().sum(0)
+    print("linear_grad ran on", tuple(inp.shape))
+    return inp.g, w.g, b.g
+check_linear_grad(linear_grad)
 """),
-    ("check_sigmoid_grad", "in float64", """
-def sigmoid_grad(inp, out):
-    o = out.double()
-    inp.g = out.g.double() * o * (1 - o)
-check_sigmoid_grad(sigmoid_grad)
+    ("check_linear_grad", "autograd on detached copies", """
+def linear_grad(inp, out, w, b):
+    x, v, c = (t.detach().requires_grad_() for t in (inp, w, b))
+    (x @ v.t() + c).backward(out.g)
+    inp.g, w.g, b.g = x.grad, v.grad, c.grad
+check_linear_grad(linear_grad)
 """),
-    ("check_sigmoid_grad", "autograd inside the answer", """
-def sigmoid_grad(inp, out):
-    x = inp.detach().clone().requires_grad_()
-    torch.sigmoid(x).backward(out.g)
-    inp.g = x.grad
-check_sigmoid_grad(sigmoid_grad)
-"""),
-    ("check_sigmoid_grad", "a float32 inp.g, also for the float64 case (float32 rounding)", """
-def sigmoid_grad(inp, out):
-    inp.g = (out.g * out * (1 - out)).float()
-check_sigmoid_grad(sigmoid_grad)
+    ("check_linear_grad", "section 3's lin_grad on w.t(), then its gradient transposed back", """
+def lin_grad(inp, out, w, b):
+    inp.g = out.g @ w.t()
+    w.g = inp.t() @ out.g
+    b.g = out.g.sum(0)
+def linear_grad(inp, out, w, b):
+    wt = w.t()
+    lin_grad(inp, out, wt, b)
+    w.g = wt.g.t()
+check_linear_grad(linear_grad)
 """),
     ("check_mae_grad", "targ unsqueezed instead of inp squeezed, len for N", """
 def mae_grad(inp, targ):

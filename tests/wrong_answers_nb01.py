@@ -87,109 +87,172 @@ check_same_object(predictions)
 """, r"^your dict has no entry for w.t\(\), w.view\(8, 16\), .*w \+ 0\n"
      r"The exercise's float32 tensor is w, not section 4's w1: copy the keys from the "
      r"template$"),
-    ("check_sigmoid_grad", "forgot the upstream out.g", """
-def sigmoid_grad(inp, out):
-    inp.g = out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"^your inp.g differs from autograd's gradient in 24 of 24 entries, on case 1 of 3 "
-     r"\(a float64 inp of shape \(6, 4\)\)\n.*left out out.g(.|\n)*Largest difference"),
-    ("check_sigmoid_grad", "returned the gradient instead of setting inp.g", """
-def sigmoid_grad(inp, out):
-    return out.g * out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"returned a tensor but did not set inp.g"),
-    ("check_sigmoid_grad", "nothing set, nothing returned", """
-def sigmoid_grad(inp, out):
-    grad = out.g * out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"did not set inp.g to a tensor"),
-    ("check_sigmoid_grad", "the sigmoid recomputed in place on inp", """
-def sigmoid_grad(inp, out):
-    s = inp.sigmoid_()
-    inp.g = out.g * s * (1 - s)
-check_sigmoid_grad(sigmoid_grad)
-""", r"changed inp in place"),
-    ("check_sigmoid_grad", "out.g multiplied in place", """
-def sigmoid_grad(inp, out):
+    ("check_linear_grad", "section 3's lin_grad copied: both transposes on the wrong side", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w.t()
+    w.g = inp.t() @ out.g
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"^your gradients differ from autograd's on case 1 of 3 \(w of shape \(4, 4\), square; "
+     r"5 rows; float64\): wrong for inp.g, w.g\nYour result is what you get if you used "
+     r"section 3's lin_grad, written for a layer inp @ w, where this layer computes "
+     r"inp @ w.t\(\)\.\nLargest difference: "),
+    ("check_linear_grad", "w.g transposed (section 3's product)", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = inp.t() @ out.g
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"wrong for w.g\nYour result is what you get if you computed w.g as inp.t\(\) @ out.g: "
+     r"that is the gradient of w.t\(\), with w's shape only because w is square\.\n"),
+    ("check_linear_grad", "inp.g = out.g @ w.t(), section 3's product", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w.t()
+    w.g = out.g.t() @ inp
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"wrong for inp.g\nYour result is what you get if you multiplied out.g by w.t\(\) for "
+     r"inp.g, as section 3 does"),
+    ("check_linear_grad", "inp.t() @ out.g reshaped to w's shape", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = (inp.t() @ out.g).reshape(w.shape)
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"wrong for w.g\nYour result is what you get if you computed w.g as inp.t\(\) @ out.g"),
+    ("check_linear_grad", "the bias gradient averaged over the rows", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+    b.g = out.g.mean(0)
+check_linear_grad(linear_grad)
+""", r"wrong for b.g\nYour result is what you get if you averaged over the rows \(divided by "
+     r"N\), where each row's share adds up"),
+    ("check_linear_grad", "w.g and b.g divided by N", """
+def linear_grad(inp, out, w, b):
+    n = inp.shape[0]
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp / n
+    b.g = out.g.sum(0) / n
+check_linear_grad(linear_grad)
+""", r"wrong for w.g, b.g\nYour result is what you get if you averaged over the rows"),
+    ("check_linear_grad", "section 3 copied, and b.g averaged", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w.t()
+    w.g = inp.t() @ out.g
+    b.g = out.g.mean(0)
+check_linear_grad(linear_grad)
+""", r"wrong for inp.g, w.g, b.g\nYour result is what you get if you used section 3's "
+     r"lin_grad(.)*, and if you averaged over the rows"),
+    ("check_linear_grad", "the bias gradient not summed", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+    b.g = out.g
+check_linear_grad(linear_grad)
+""", r"^b.g has shape \(5, 4\), but a gradient has the shape of its tensor: \(4,\)$"),
+    ("check_linear_grad", "the bias gradient summed over the features", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+    b.g = out.g.sum(1)
+check_linear_grad(linear_grad)
+""", r"^b.g has shape \(5,\), but a gradient has the shape of its tensor: \(4,\)$"),
+    ("check_linear_grad", "the bias gradient summed to one number", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+    b.g = out.g.sum()
+check_linear_grad(linear_grad)
+""", r"^b.g has shape \(\), but a gradient has the shape of its tensor: \(4,\)$"),
+    ("check_linear_grad", "b.g forgotten", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+check_linear_grad(linear_grad)
+""", r"^your linear_grad did not set b.g to a tensor$"),
+    ("check_linear_grad", "w.g = out.g @ inp: the shapes do not fit", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g @ inp
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"^your linear_grad raised RuntimeError: (mm: )?mat1 and mat2 shapes cannot be multiplied "
+     r"\(5x4 and 5x4\)\nHere inp is \(5, 4\), w \(4, 4\), out and out.g \(5, 4\): each "
+     r"gradient has the shape of its tensor$"),
+    ("check_linear_grad", "the gradients returned, not stored", """
+def linear_grad(inp, out, w, b):
+    return out.g @ w, out.g.t() @ inp, out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"^your linear_grad returned tensors but did not set inp.g\nThe backward functions of "
+     r"this notebook store each gradient: inp.g = ..., w.g = ..., b.g = ...$"),
+    ("check_linear_grad", "section 3's lin_grad called on w.t() (after a restart)", """
+def linear_grad(inp, out, w, b):
+    lin_grad(inp, out, w.t(), b)
+check_linear_grad(linear_grad)
+""", r"raised NameError: name 'lin_grad' is not defined\nlin_grad is section 3's function"),
+    ("check_linear_grad", "section 3's lin_grad called on w.t(): w.g lands on the view", """
+def lin_grad(inp, out, w, b):
+    inp.g = out.g @ w.t()
+    w.g = inp.t() @ out.g
+    b.g = out.g.sum(0)
+def linear_grad(inp, out, w, b):
+    lin_grad(inp, out, w.t(), b)
+check_linear_grad(linear_grad)
+""", r"^your linear_grad did not set w.g to a tensor\nSection 3's lin_grad sets the .g of the "
+     r"tensor you pass it, and w.t\(\) is a new view object, not w \(section 4\)$"),
+    ("check_linear_grad", "w transposed in place", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.t_()
+    w.g = inp.t() @ out.g
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"^your linear_grad changed w in place"),
+    ("check_linear_grad", "out.g transposed in place", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t_() @ inp
+    b.g = out.g.sum(1)
+check_linear_grad(linear_grad)
+""", r"^your linear_grad changed out.g; it should only read it$"),
+    ("check_linear_grad", "the gradient written into out.g", """
+def linear_grad(inp, out, w, b):
+    out.g = out.g @ w
     inp.g = out.g
-    inp.g *= out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
+    w.g = out.g.t() @ inp
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
 """, r"changed out.g; it should only read it"),
-    ("check_sigmoid_grad", "out overwritten in place", """
-def sigmoid_grad(inp, out):
-    inp.g = out.g * out.mul_(1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"changed out in place"),
-    ("check_sigmoid_grad", "inp where out belongs", """
-def sigmoid_grad(inp, out):
-    inp.g = out.g * inp * (1 - inp)
-check_sigmoid_grad(sigmoid_grad)
-""", r"used inp where out belongs"),
-    ("check_sigmoid_grad", "the sigmoid applied to out again", """
-def sigmoid_grad(inp, out):
-    s = torch.sigmoid(out)
-    inp.g = out.g * s * (1 - s)
-check_sigmoid_grad(sigmoid_grad)
-""", r"took the sigmoid of out"),
-    ("check_sigmoid_grad", "out - 1 for 1 - out", """
-def sigmoid_grad(inp, out):
-    inp.g = out.g * out * (out - 1)
-check_sigmoid_grad(sigmoid_grad)
-""", r"flipped the sign"),
-    ("check_sigmoid_grad", "the ReLU's mask copied over", """
-def sigmoid_grad(inp, out):
-    inp.g = out.g * (inp > 0)
-check_sigmoid_grad(sigmoid_grad)
-""", r"^your inp.g differs from autograd's gradient in 24 of 24 entries, on case 1 of 3 "
-     r"\(a float64 inp of shape \(6, 4\)\)\nLargest difference: 2 in inp"),
-     # no diagnosis: no mistake of the list was made
-    ("check_sigmoid_grad", "summed over the batch like a bias", """
-def sigmoid_grad(inp, out):
-    inp.g = (out.g * out * (1 - out)).sum(0)
-check_sigmoid_grad(sigmoid_grad)
-""", r"inp.g has shape \(4,\), but a gradient has the shape of its tensor: \(6, 4\)"),
-    ("check_sigmoid_grad", "wrong number of parameters", """
-def sigmoid_grad(out):
-    out.g = out.g * out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"your sigmoid_grad cannot be called this way(.|\n)*called as sigmoid_grad\(inp, out\)"),
-    ("check_sigmoid_grad", "a matrix product, as in lin_grad", """
-def sigmoid_grad(inp, out):
-    inp.g = out.g @ (out * (1 - out))
-check_sigmoid_grad(sigmoid_grad)
-""", r"raised RuntimeError: (mm: )?mat1 and mat2 shapes cannot be multiplied.*\n"
-     r"This layer acts entry by entry.*\* rather than @$"),
-    ("check_sigmoid_grad", "a sigmoid function the notebook never defined", """
-def sigmoid_grad(inp, out):
-    s = sigmoid(inp)
-    inp.g = out.g * s * (1 - s)
-check_sigmoid_grad(sigmoid_grad)
-""", r"raised NameError: name 'sigmoid' is not defined\n"
-     r"This notebook defines no sigmoid function: torch.sigmoid\(inp\)"),
-    ("check_sigmoid_grad", "the gradient written into out.g", """
-def sigmoid_grad(inp, out):
-    out.g = out.g * out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"changed out.g; it should only read it"),
-    ("check_sigmoid_grad", "the parameters in the other order", """
-def sigmoid_grad(out, inp):
-    inp.g = out.g * out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"raised AttributeError: 'Tensor' object has no attribute 'g'\n"
-     r"Only out.g exists when the check calls sigmoid_grad\(inp, out\), in that order: "
-     r"read out.g, set inp.g$"),
-    ("check_sigmoid_grad", "inp.g accumulated with += before it exists", """
-def sigmoid_grad(inp, out):
-    inp.g += out.g * out * (1 - out)
-check_sigmoid_grad(sigmoid_grad)
-""", r"raised AttributeError.*\ninp.g does not exist until your code sets it: create it "
-     r"with inp.g = ..., not \+=$"),
-    ("check_sigmoid_grad", "requires_grad switched on for the caller's inp, then autograd", """
-def sigmoid_grad(inp, out):
-    inp.requires_grad_()
-    inp.g, = torch.autograd.grad(torch.sigmoid(inp), inp, out.g)
-check_sigmoid_grad(sigmoid_grad)
-""", r"your sigmoid_grad switched on inp.requires_grad; it should leave inp as it was"),
+    ("check_linear_grad", "the parameters in another order", """
+def linear_grad(out, inp, w, b):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"raised AttributeError: 'Tensor' object has no attribute 'g'\nOnly out.g exists when the "
+     r"check calls linear_grad\(inp, out, w, b\), in that order"),
+    ("check_linear_grad", "w.g accumulated with += before it exists", """
+def linear_grad(inp, out, w, b):
+    inp.g = out.g @ w
+    w.g += out.g.t() @ inp
+    b.g = out.g.sum(0)
+check_linear_grad(linear_grad)
+""", r"raised AttributeError.*\ninp.g, w.g and b.g do not exist until your code sets them: "
+     r"create them with =, not \+=$"),
+    ("check_linear_grad", "autograd on the caller's tensors", """
+def linear_grad(inp, out, w, b):
+    for t in (inp, w, b):
+        t.requires_grad_()
+    inp.g, w.g, b.g = torch.autograd.grad(inp @ w.t() + b, (inp, w, b), out.g)
+check_linear_grad(linear_grad)
+""", r"^your linear_grad switched on inp.requires_grad; it should leave inp as it was"),
+    ("check_linear_grad", "a wrong number of parameters", """
+def linear_grad(inp, out, w):
+    inp.g = out.g @ w
+    w.g = out.g.t() @ inp
+check_linear_grad(linear_grad)
+""", r"^your linear_grad cannot be called this way(.|\n)*called as linear_grad\(inp, out, w, b\)"),
     ("check_mae_grad", "requires_grad switched on for the caller's inp, then backward", """
 def mae_grad(inp, targ):
     inp.requires_grad_()

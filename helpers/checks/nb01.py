@@ -32,14 +32,23 @@ from helpers.compare import compare
 from helpers.numerical import numerical_grads
 
 # the check cells import torch themselves (`import torch`): a restart is safe
-__all__ = ["check_mae_grad", "check_same_object", "check_sigmoid_grad"]
+__all__ = ["check_linear_grad", "check_mae_grad", "check_same_object"]
 
 
-def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
-    """`t.g` as a floating-point tensor of `t`'s shape, or a sentence saying what it is."""
-    if not isinstance(getattr(t, "g", None), torch.Tensor) and isinstance(returned, torch.Tensor):
-        raise CheckFailed(f"{who} returned a tensor but did not set inp.g\nThe backward "
-                          f"functions of this notebook store the gradient: inp.g = ...")
+def _grad_of(t: torch.Tensor, who: str, returned: Any, name: str = "inp",
+             all_g: str = "inp.g") -> torch.Tensor:
+    """`t.g` as a floating-point tensor of `t`'s shape, or a sentence saying what it is.
+    `all_g` names every `.g` the answer should set."""
+    gave = isinstance(returned, torch.Tensor) or (
+        isinstance(returned, (tuple, list)) and returned
+        and all(isinstance(r, torch.Tensor) for r in returned))
+    if not isinstance(getattr(t, "g", None), torch.Tensor) and gave:
+        tensors = "a tensor" if isinstance(returned, torch.Tensor) else "tensors"
+        names = all_g.replace(" and ", ", ").split(", ")
+        raise CheckFailed(f"{who} returned {tensors} but did not set {name}.g\nThe backward "
+                          f"functions of this notebook store "
+                          f"{'each gradient' if len(names) > 1 else 'the gradient'}: "
+                          + ", ".join(f"{x} = ..." for x in names))
     g = getattr(t, "g", None)
     n = t.shape[0]
     if isinstance(g, torch.Tensor) and t.dim() == 2 and t.shape[1] == 1:
@@ -52,7 +61,7 @@ def _grad_of(t: torch.Tensor, who: str, returned: Any) -> torch.Tensor:
             raise CheckFailed(
                 f"inp.g has shape {(n,)}, but a gradient has the shape of its tensor: "
                 f"{(n, 1)}; put the column back with unsqueeze(-1).")
-    return read_g(t, "inp", who)
+    return read_g(t, name, who)
 
 
 def _expect_requires_grad(t: torch.Tensor, was: bool, name: str, who: str) -> None:
@@ -89,9 +98,12 @@ def _adds_to_g(answer: Any) -> bool:
                for i in code) and any(i.opname == "STORE_ATTR" and i.argval == "g" for i in code)
 
 
-def _call(answer, *args, what: str, hint: str, errors: Mapping[str, str], no_g: str) -> Any:
-    """`call_answer`, plus two diagnoses of this notebook's own: a `.g` read before anything
-    set it (`no_g` says which exist), and `@` where the layer acts entry by entry."""
+def _call(answer, *args, what: str, hint: str, errors: Mapping[str, str], no_g: str,
+          adds: str = "inp.g does not exist until your code sets it: create it with "
+                      "inp.g = ..., not +=", matmul: str | None = None) -> Any:
+    """`call_answer`, plus diagnoses of this notebook's own: a `.g` read before anything set
+    it (`no_g` says which exist; `adds` when the answer has `x.g += ...`), and a matrix
+    product whose shapes do not fit (`matmul` says the shapes)."""
     try:
         return call_answer(answer, *args, what=what, hint=hint, errors=errors)
     except CheckFailed as e:
@@ -99,11 +111,9 @@ def _call(answer, *args, what: str, hint: str, errors: Mapping[str, str], no_g: 
         if "\n" in str(e):
             raise
         if isinstance(cause, RuntimeError) and "cannot be multiplied" in str(cause):
-            said = "This layer acts entry by entry, so its backward multiplies entry by entry: " \
-                   "* rather than @"
+            said = matmul
         elif isinstance(cause, AttributeError) and "attribute 'g'" in str(cause):
-            said = ("inp.g does not exist until your code sets it: create it with "
-                    "inp.g = ..., not +=") if _adds_to_g(answer) else no_g
+            said = adds if _adds_to_g(answer) else no_g
         if said is None:
             raise
         raise CheckFailed(f"{e}\n{said}", e.learner_frames) from cause
@@ -221,71 +231,114 @@ def check_same_object(answer: Mapping) -> None:
 
 # -- Exercise 2 -------------------------------------------------------------------------------
 
-# (shape, dtype, scale of the inputs): a float64 batch, a single row, a float32 batch with
-# inputs far enough out that the sigmoid saturates
-SIGMOID_CASES = [((6, 4), torch.float64, 2.5), ((1, 5), torch.float32, 1.5),
-                 ((16, 3), torch.float32, 4.0)]
-
+# (rows, in_features, out_features, dtype): a square w first, where a wrong transpose keeps
+# every shape right and only the values show it; then a layer 3 -> 5 in float32 and a single
+# row. The row counts differ from both sizes, so a sum over the wrong axis has a wrong shape.
+LINEAR_CASES = [(5, 4, 4, torch.float64), (6, 3, 5, torch.float32), (1, 4, 2, torch.float64)]
 
 # names a learner may take for granted, and where they are
-SIGMOID_NAMES = {
-    "name:sigmoid": "This notebook defines no sigmoid function: torch.sigmoid(inp) is "
-                    "one, and out already holds sigmoid(inp)",
+LINEAR_NAMES = {
+    "name:lin_grad": "lin_grad is section 3's function (for a layer inp @ w), not defined in "
+                     "this kernel: write the three products in linear_grad itself",
 }
 
 
-@exercise_check
-def check_sigmoid_grad(sigmoid_grad) -> None:
-    """Exercise 2: `sigmoid_grad(inp, out)` sets `inp.g` for `out = torch.sigmoid(inp)`.
+def _linear_case(n: int, n_in: int, n_out: int, dtype: torch.dtype, g: torch.Generator):
+    """inp (n, n_in), w (n_out, n_in), b (n_out,), out = inp @ w.t() + b with a random out.g."""
+    inp, w, b, up = (torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+                     for shape in ((n, n_in), (n_out, n_in), (n_out,), (n, n_out)))
+    out = inp @ w.t() + b
+    out.g = up
+    return inp, out, w, b
 
-    Called on three cases (shapes (6, 4), (1, 5), (16, 3); float64 and
-    float32; random inputs and random upstream gradients `out.g`). Requires
-    `inp.g` to equal autograd's gradient within the rounding of the less
-    precise of `inp`'s dtype and `inp.g`'s, and `inp`, `out`, `out.g` and
-    their `requires_grad` left as they were. Leaves free how it is computed
-    (from `out` or by recomputing the sigmoid of `inp`, in any dtype, even
-    with autograd on a detached copy), the dtype of `inp.g` (a float32 `inp.g`
-    for a float64 `inp` is judged at float32's rounding: nothing here uses it
-    further, unlike the network stages of notebooks 02 and 05, which diagnose
-    it), and what the function returns or prints.
+
+def _same(a: torch.Tensor, b: Any) -> bool:
+    return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.allclose(
+        a.detach().double(), b.double(), rtol=1e-5, atol=1e-6 * max(b.abs().max().item(), 1e-3))
+
+
+def _linear_mistake(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor],
+                    x: torch.Tensor, w: torch.Tensor, up: torch.Tensor) -> dict[str, dict]:
+    """The diagnosed mistakes that give exactly `ours` (one sentence naming each), as a
+    `mistakes=` entry for `expect_close`; {} when a gradient is wrong some other way."""
+    n, square = x.shape[0], w.shape[0] == w.shape[1]
+    found = {name: "right" for name in ours}
+    candidates = {"inp.g": {"section 3": up @ w.t() if square else None},
+                  "w.g": {"section 3": x.t() @ up if square else None,
+                          "mean": ref["w.g"] / n},
+                  "b.g": {"mean": ref["b.g"] / n}}
+    for name, g in ours.items():
+        if _same(g, ref[name]):
+            continue
+        found[name] = next((tag for tag, r in candidates[name].items() if _same(g, r)), None)
+        if found[name] is None:
+            return {}
+    said = []
+    if found["inp.g"] == found["w.g"] == "section 3":
+        said.append("you used section 3's lin_grad, written for a layer inp @ w, where "
+                    "this layer computes inp @ w.t()")
+    elif found["w.g"] == "section 3":
+        said.append("you computed w.g as inp.t() @ out.g: that is the gradient of w.t(), "
+                    "with w's shape only because w is square")
+    elif found["inp.g"] == "section 3":
+        said.append("you multiplied out.g by w.t() for inp.g, as section 3 does for a layer "
+                    "inp @ w; this layer's forward multiplies by w.t()")
+    if "mean" in (found["w.g"], found["b.g"]):
+        said.append("you averaged over the rows (divided by N), where each row's share adds "
+                    "up, as section 2 found")
+    return {", and if ".join(said): dict(ours)} if said else {}
+
+
+@exercise_check
+def check_linear_grad(linear_grad) -> None:
+    """Exercise 2: `linear_grad(inp, out, w, b)` sets `inp.g`, `w.g` and `b.g` from `out.g`
+    for nn.Linear's layer, `out = inp @ w.t() + b`, with `w` of shape (out, in).
+
+    Called on three layers: a square w (4 x 4, 5 rows, float64) first, then 3 -> 5 (6 rows,
+    float32) and 4 -> 2 on a single row (float64); random inputs, weights, biases and
+    upstream gradients `out.g`. Requires the three gradients to equal autograd's within the
+    rounding of the less precise of the case's dtype and the gradient's, and `inp`, `out`,
+    `w`, `b`, `out.g` and their `requires_grad` left as they were. Leaves free how they are
+    computed (matmul with either transpose, einsum, a loop of outer products, autograd on
+    detached copies, float64), and what the function returns or prints. Diagnoses section
+    3's products (a transposed `w.g`, `out.g @ w.t()` for `inp.g`, both) on the square case,
+    where the shapes cannot show them, and an average over the rows where they add up.
     """
-    who = "your sigmoid_grad"
-    g = torch.Generator().manual_seed(3)
-    for i, (shape, dtype, scale) in enumerate(SIGMOID_CASES, 1):
-        inp = (torch.randn(shape, generator=g, dtype=torch.float64) * scale).to(dtype)
-        out = torch.sigmoid(inp)
-        out.g = torch.randn(shape, generator=g, dtype=torch.float64).to(dtype)
-        before = snapshot(inp=inp, out=out)
-        x, s, up = (t.detach().clone().double() for t in (inp, out, out.g))
-        xr = x.clone().requires_grad_()
-        (ref,) = torch.autograd.grad(torch.sigmoid(xr), xr, up)
-        ref = ref.to(dtype)  # judged with the case's own rounding
-        returned = _call(sigmoid_grad, inp, out, what=who,
-                         hint="it is called as sigmoid_grad(inp, out), with out.g set; "
-                              "it should set inp.g", errors=SIGMOID_NAMES,
-                         no_g="Only out.g exists when the check calls sigmoid_grad(inp, out), "
-                              "in that order: read out.g, set inp.g")
+    who = "your linear_grad"
+    g = torch.Generator().manual_seed(4)
+    for i, (n, n_in, n_out, dtype) in enumerate(LINEAR_CASES, 1):
+        inp, out, w, b = _linear_case(n, n_in, n_out, dtype, g)
+        before = snapshot(inp=inp, out=out, w=w, b=b)
+        x, wd, bd = (t.detach().double().requires_grad_() for t in (inp, w, b))
+        up = out.g.double()
+        ref = dict(zip(("inp.g", "w.g", "b.g"),
+                       torch.autograd.grad(x @ wd.t() + bd, (x, wd, bd), up)))
+        shapes = (f"Here inp is {tuple(inp.shape)}, w {tuple(w.shape)}, out and out.g "
+                  f"{tuple(out.shape)}: each gradient has the shape of its tensor")
+        returned = _call(linear_grad, inp, out, w, b, what=who,
+                         hint="it is called as linear_grad(inp, out, w, b), with out.g set; "
+                              "it should set inp.g, w.g and b.g", errors=LINEAR_NAMES,
+                         no_g="Only out.g exists when the check calls linear_grad(inp, out, "
+                              "w, b), in that order: read out.g, set inp.g, w.g and b.g",
+                         adds="inp.g, w.g and b.g do not exist until your code sets them: "
+                              "create them with =, not +=", matmul=shapes)
         expect_unchanged(before, who)
-        _expect_requires_grad(inp, False, "inp", who)
-        _expect_requires_grad(out, False, "out", who)
-        ours = _grad_of(inp, who, returned)
-        ss = torch.sigmoid(s)
-        mistakes = {
-            "you left out out.g, the gradient that flows in from the layer above":
-                {"inp": s * (1 - s)},
-            "you used inp where out belongs (out already holds sigmoid(inp))":
-                {"inp": up * x * (1 - x)},
-            "you took the sigmoid of out, which already holds sigmoid(inp)":
-                {"inp": up * ss * (1 - ss)},
-            "you flipped the sign of the whole gradient": {"inp": -ref},
-            "you dropped the factor (1 - out)": {"inp": up * s},
-            "you dropped the factor out": {"inp": up * (1 - s)},
-        }
-        _expect_grad(ours, ref, "autograd's gradient", f"case {i} of "
-                     f"{len(SIGMOID_CASES)} (a {dtype_name(inp)} inp of shape {shape})",
-                     mistakes)
-    passed(f"sigmoid_grad matches autograd on {len(SIGMOID_CASES)} cases "
-           f"and leaves inp, out and out.g alone")
+        for t, name in ((inp, "inp"), (out, "out"), (w, "w"), (b, "b")):
+            _expect_requires_grad(t, False, name, who)
+        if not hasattr(w, "g") and "lin_grad" in getattr(
+                getattr(linear_grad, "__code__", None), "co_names", ()):
+            raise CheckFailed(f"{who} did not set w.g to a tensor\nSection 3's lin_grad "
+                              f"sets the .g of the tensor you pass it, and w.t() is a new "
+                              f"view object, not w (section 4)")
+        ours = {f"{name}.g": _grad_of(t, who, returned, name, "inp.g, w.g and b.g")
+                for t, name in ((inp, "inp"), (w, "w"), (b, "b"))}
+        what = (f"your gradients differ from autograd's on case {i} of {len(LINEAR_CASES)} "
+                f"(w of shape {tuple(w.shape)}{', square' if n_in == n_out else ''}; "
+                f"{n} row{'s' if n > 1 else ''}; {dtype_name(dtype)})")
+        expect_close(ours, {k: r.to(dtype) for k, r in ref.items()}, what,
+                     mistakes=_linear_mistake(ours, ref, x.detach(), wd.detach(), up))
+    passed(f"linear_grad matches autograd on {len(LINEAR_CASES)} layers and leaves inp, out, "
+           f"w and b alone")
 
 
 # -- Exercise 3 -------------------------------------------------------------------------------
@@ -352,7 +405,7 @@ def check_mae_grad(mae_grad) -> None:
     the finite-difference gradient, and `inp`, `targ` and their
     `requires_grad` left as they were. Leaves free how it is computed (sign, a
     comparison, a division by |u|, autograd on a detached copy), the dtype of
-    `inp.g` (judged, as in `check_sigmoid_grad`, within the rounding of the
+    `inp.g` (judged, as in `check_linear_grad`, within the rounding of the
     less precise of `inp`'s dtype and its own), and what the function returns
     or prints.
     """
@@ -392,5 +445,5 @@ def check_mae_grad(mae_grad) -> None:
         }
         _expect_grad(ours, ref, "the finite-difference gradient", f"case {i} of "
                      f"{len(MAE_CASES)} (a {dtype_name(inp)} batch of {n} rows)", mistakes)
-    passed(f"mae_grad matches finite differences on {len(MAE_CASES)} batches "
-           f"and leaves inp and targ alone")
+    passed(f"mae_grad matches finite differences on {len(MAE_CASES)} batches, "
+           f"leaves inp and targ alone")
