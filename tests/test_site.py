@@ -198,6 +198,9 @@ DARK_JS = r"""
 """
 
 
+HIDDEN = {"hide-input", "hide-output", "hide-cell"}
+
+
 def notebook_facts(path: pathlib.Path) -> dict:
     """What the page of this notebook must show, read from the notebook itself."""
     nb = json.loads(path.read_text(encoding="utf-8"))
@@ -212,7 +215,9 @@ def notebook_facts(path: pathlib.Path) -> dict:
         "pngs": sum("image/png" in o.get("data", {}) for o in outputs),
         "html_tables": sum("".join(o.get("data", {}).get("text/html", "")).count("<table")
                            for o in outputs),
-        "details": sum(text.count("<details") for text in markdown),
+        # Solutions are <details> in markdown; myst-nb folds hide-* code cells in one too.
+        "details": sum(text.count("<details") for text in markdown)
+        + sum(bool(HIDDEN & set(c.get("metadata", {}).get("tags", []))) for c in code),
         "solutions": sum(len(re.findall(r"<summary>[^\n]*Solution", text)) for text in markdown),
         "launch_source": "".join(code[0]["source"]) if code else "",
         "code_cells": len(code),
