@@ -114,42 +114,51 @@ def share(model, x, targ, k, i):
     return torch.autograd.grad(loss, W, create_graph=True)[0]
 check_share(share)
 """),
-    ("check_w2", "one expression", """
-def predict_w2(W0, g0, lr, momentum, set_to_none):
-    return W0 - lr * g0 * (1 if set_to_none else 1 + momentum)
-check_w2(predict_w2)
+    ("check_w3", "one expression", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
+    return W0 - lr * g0 * (1 if set_to_none else 1 + momentum + momentum ** 2)
+check_w3(predict_w3)
 """),
-    ("check_w2", "SGD with momentum written out, step by step", """
-def predict_w2(W0, g0, lr, momentum, set_to_none):
+    ("check_w3", "a geometric series", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
+    steps = 1 if set_to_none else 3
+    return W0 - lr * sum(momentum ** t for t in range(steps)) * g0
+check_w3(predict_w3)
+"""),
+    ("check_w3", "SGD with momentum written out, step by step", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
     W, buf = W0.clone(), None
-    grads = [g0, None if set_to_none else torch.zeros_like(g0)]
-    for g in grads:
+    zero = None if set_to_none else torch.zeros_like(g0)
+    for g in [g0, zero, zero]:
         if g is None:            # no gradient: SGD skips the parameter
             continue
         buf = g.clone() if buf is None else momentum * buf + g
         W = W - lr * buf
     return W
-check_w2(predict_w2)
+check_w3(predict_w3)
 """),
-    ("check_w2", "the buffer named, float32 arithmetic", """
-def predict_w2(W0, g0, lr, momentum, set_to_none):
+    ("check_w3", "the buffer named, float32 arithmetic", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
     v0 = g0.float()
     W1 = W0.float() - lr * v0
     if set_to_none:
         return W1
     v1 = momentum * v0 + torch.zeros_like(v0)
-    return W1 - lr * v1
-check_w2(predict_w2)
+    W2 = W1 - lr * v1
+    v2 = momentum * v1
+    return W2 - lr * v2
+check_w3(predict_w3)
 """),
-    ("check_w2", "a real SGD optimizer on a copy of W0", """
-def predict_w2(W0, g0, lr, momentum, set_to_none):
+    ("check_w3", "a real SGD optimizer on a copy of W0", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
     p = W0.clone().requires_grad_()
     opt = torch.optim.SGD([p], lr=lr, momentum=momentum)
     p.grad = g0.clone()
     opt.step()
-    opt.zero_grad(set_to_none=set_to_none)
-    opt.step()
+    for _ in range(2):
+        opt.zero_grad(set_to_none=set_to_none)
+        opt.step()
     return p.detach()
-check_w2(predict_w2)
+check_w3(predict_w3)
 """),
 ]

@@ -17,11 +17,11 @@ RIGHT = dict(uses="range(1, k + 1)", pick="W if use == i else W.detach()",
              loss="((model.output_linear(h) - targ) ** 2).sum()",
              ret="return torch.autograd.grad(loss, W)[0]")
 
-W2 = """
-def predict_w2(W0, g0, lr, momentum, set_to_none):
+W3 = """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
     W1 = W0 - lr * g0
     return {answer}
-check_w2(predict_w2)
+check_w3(predict_w3)
 """
 
 WRONG = [
@@ -164,50 +164,87 @@ def share(model, x, targ, k, i):
 check_share(share)
 """, r"raised RuntimeError: shape '\[100, 100\]' is invalid for input of size 36\n"
      r"The check's DynamicNets are small \(6 hidden units, not the notebook's 100\)"),
-    ("check_w2", "the buffer updated in step 0 too: v0 = momentum * g0 + g0",
-     W2.format(answer="W0 - lr * (1 + momentum) * g0 if set_to_none "
-                      "else W0 - lr * (1 + momentum) ** 2 * g0"),
+    ("check_w3", "the buffer updated in step 0 too: v0 = momentum * g0 + g0",
+     W3.format(answer="W0 - lr * (1 + momentum) * g0 if set_to_none "
+                      "else W0 - lr * (1 + momentum) * (1 + momentum + momentum ** 2) * g0"),
      r"set_to_none=True\) is W0 - 1.9 \* lr \* g0;.*\n.*or step 0 moved it by more than lr \* v0"),
-    ("check_w2", "the two branches swapped",
-     W2.format(answer="W1 - lr * momentum * g0 if set_to_none else W1"),
-     r"set_to_none=True\) is W0 - 1.9 \* lr \* g0;[\s\S]*either step 1 moved it on momentum"),
-    ("check_w2", "dampened: the buffer starts as (1 - momentum) * g0",
-     W2.format(answer="W0 - lr * (1 - momentum) * g0"),
-     r"set_to_none=True\) is W0 - 0.1 \* lr \* g0; torch.optim.SGD gives W0 - lr \* g0$"),
-    ("check_w2", "a zero gradient does not move the weight", W2.format(answer="W1"),
-     r"is W0 - lr \* g0; torch.optim.SGD gives W0 - 1.9 \* lr \* g0\nThat is W1, as if step 1 "
-     r"skipped the weight; with set_to_none=False its .grad is a zero tensor"),
-    ("check_w2", "a None gradient still moves it through momentum",
-     W2.format(answer="W1 - lr * momentum * g0"),
+    ("check_w3", "the two branches swapped",
+     W3.format(answer="W1 - lr * (momentum + momentum ** 2) * g0 if set_to_none else W1"),
+     r"set_to_none=True\) is W0 - 2.71 \* lr \* g0;.*\nThat is lr \* g0, then 0.9 and 0.81 "
+     r"times lr \* g0: steps 1 and 2 moved it on momentum, but with set_to_none=True"),
+    ("check_w3", "a None gradient still moves it through momentum, in both steps",
+     W3.format(answer="W1 - lr * (momentum + momentum ** 2) * g0"),
+     r"set_to_none=True\) is W0 - 2.71 \* lr \* g0;.*\n.*its .grad is None at depth 0 and SGD "
+     r"skips the weight"),
+    ("check_w3", "a None gradient still moves it through momentum, in step 1",
+     W3.format(answer="W1 - lr * momentum * g0 if set_to_none "
+                      "else W1 - lr * (momentum + momentum ** 2) * g0"),
      r"set_to_none=True\) is W0 - 1.9 \* lr \* g0; .*\nThat is lr \* g0 plus 0.9 \* lr \* g0: "
-     r"either step 1 moved it on momentum.*or step 0 moved it by more than lr \* v0"),
-    ("check_w2", "momentum buffer not decayed in step 1",
-     W2.format(answer="W1 if set_to_none else W1 - lr * g0"),
-     r"is W0 - 2 \* lr \* g0;.*\nStep 1 moved it by lr \* g0 again: as if the buffer had not "
-     r"decayed, or as if g0 were step 1's gradient"),
-    ("check_w2", "g0 used again in step 1",
-     W2.format(answer="W1 if set_to_none else W1 - lr * (momentum * g0 + g0)"),
-     r"is W0 - 2.9 \* lr \* g0;.*\nStep 1 moved it by lr \* \(momentum \* g0 \+ g0\): as if g0 "
-     r"were step 1's gradient again"),
-    ("check_w2", "step 0 forgotten",
-     W2.format(answer="W0 if set_to_none else W0 - lr * momentum * g0"),
+     r"either a depth-0 step moved it on momentum.*or step 0 moved it by more than lr \* v0"),
+    ("check_w3", "dampened: the buffer starts as (1 - momentum) * g0",
+     W3.format(answer="W0 - lr * (1 - momentum) * g0"),
+     r"set_to_none=True\) is W0 - 0.1 \* lr \* g0; torch.optim.SGD gives W0 - lr \* g0$"),
+    ("check_w3", "a zero gradient does not move the weight", W3.format(answer="W1"),
+     r"is W0 - lr \* g0; torch.optim.SGD gives W0 - 2.71 \* lr \* g0\nThat is W1, as if steps 1 "
+     r"and 2 skipped the weight; with set_to_none=False its .grad is a zero tensor"),
+    ("check_w3", "one momentum step only: step 2 forgotten",
+     W3.format(answer="W1 if set_to_none else W1 - lr * momentum * g0"),
+     r"False\) is W0 - 1.9 \* lr \* g0; torch.optim.SGD gives W0 - 2.71 \* lr \* g0\nThat is W2: "
+     r"step 2 did not move it"),
+    ("check_w3", "momentum not compounded: step 2 moves by momentum * g0 again",
+     W3.format(answer="W1 if set_to_none else W1 - 2 * lr * momentum * g0"),
+     r"is W0 - 2.8 \* lr \* g0;.*\nStep 2 moved it by lr \* momentum \* g0, as step 1 did; but "
+     r"the buffer decays in every step"),
+    ("check_w3", "the buffer decayed twice in step 2: momentum ** 3",
+     W3.format(answer="W1 if set_to_none else W1 - lr * (momentum + momentum ** 3) * g0"),
+     r"False\) is W0 - 2.63 \* lr \* g0; torch.optim.SGD gives W0 - 2.71 \* lr \* g0$"),
+    ("check_w3", "momentum buffer never decayed",
+     W3.format(answer="W1 if set_to_none else W1 - 2 * lr * g0"),
+     r"is W0 - 3 \* lr \* g0;.*\nSteps 1 and 2 moved it by lr \* g0 each: as if the buffer never "
+     r"decayed, or as if g0 were their gradient"),
+    ("check_w3", "g0 used again in steps 1 and 2", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
+    W, v = W0 - lr * g0, g0
+    if set_to_none:
+        return W
+    for _ in range(2):
+        v = momentum * v + g0
+        W = W - lr * v
+    return W
+check_w3(predict_w3)
+""", r"is W0 - 5.61 \* lr \* g0;.*\nAs if g0 were also the gradient of steps 1 and 2"),
+    ("check_w3", "step 0 forgotten",
+     W3.format(answer="W0 if set_to_none else W0 - lr * (momentum + momentum ** 2) * g0"),
      r"set_to_none=True\) is W0; torch.optim.SGD gives W0 - lr \* g0\nThe weight did not move"),
-    ("check_w2", "momentum applied in step 0 already",
-     W2.format(answer="W0 - lr * momentum * g0 if set_to_none else W0 - lr * momentum * g0 * 1.9"),
+    ("check_w3", "momentum applied in step 0 already",
+     W3.format(answer="W0 - lr * momentum * g0"),
      r"set_to_none=True\) is W0 - 0.9 \* lr \* g0; torch.optim.SGD gives W0 - lr \* g0$"),
-    ("check_w2", "a step up the gradient",
-     W2.format(answer="W0 + lr * g0 if set_to_none else W0 + lr * (1 + momentum) * g0"),
+    ("check_w3", "a step up the gradient",
+     W3.format(answer="W0 + lr * g0 if set_to_none "
+                      "else W0 + lr * (1 + momentum + momentum ** 2) * g0"),
      r"is W0 \+ lr \* g0; .*\nThe weight moved up the gradient"),
-    ("check_w2", "W0 updated in place", """
-def predict_w2(W0, g0, lr, momentum, set_to_none):
+    ("check_w3", "the notebook's learning rate, 1e-4, written in",
+     W3.format(answer="W0 - 1e-4 * g0 if set_to_none "
+                      "else W0 - 1e-4 * (1 + momentum + momentum ** 2) * g0"),
+     r"True\) is W0 - 0.001 \* lr \* g0;.*\nThat is the right move for lr=0.0001, the "
+     r"notebook's: use the lr argument"),
+    ("check_w3", "the notebook's momentum, 0.9, written in",
+     W3.format(answer="W1 if set_to_none else W1 - lr * (0.9 + 0.9 ** 2) * g0"),
+     r"momentum=0.5, set_to_none=False\) is W0 - 2.71 \* lr \* g0; torch.optim.SGD gives "
+     r"W0 - 1.75 \* lr \* g0\nThat is the right W3 for momentum=0.9, the notebook's"),
+    ("check_w3", "W0 updated in place", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
     W0 -= lr * g0
     if not set_to_none:
-        W0 -= lr * momentum * g0
+        W0 -= lr * (momentum + momentum ** 2) * g0
     return W0
-check_w2(predict_w2)
+check_w3(predict_w3)
 """, r"changed W0 in place; it should only read it"),
-    ("check_w2", "a list instead of a tensor", W2.format(answer="W1.tolist()"),
+    ("check_w3", "a list instead of a tensor", W3.format(answer="W1.tolist()"),
      r"should be a tensor, but it is a list"),
+    ("check_w3", "the weight in the momentum buffer instead of the gradient",
+     W3.format(answer="W1 if set_to_none else W1 - lr * (momentum + momentum ** 2) * W1"),
+     r"False\) is not a move of W0 along g0, as SGD's steps are: wrong for W3"),
 ]
 
 EQUIVALENT = {

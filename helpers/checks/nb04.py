@@ -29,7 +29,7 @@ from helpers.compare import compare
 
 # What the check cells import (torch itself comes from a plain `import torch`): the checks
 # and a small DynamicNet to try an answer on.
-__all__ = ["check_share", "check_w2", "small_dynamicnet"]
+__all__ = ["check_share", "check_w3", "small_dynamicnet"]
 
 
 class DynamicNet(nn.Module):
@@ -280,105 +280,129 @@ def _call_share_deep(share, model, x, targ, k, i, deep):
 
 
 # (model shape, lr, momentum) for exercise 2: two shapes, three settings.
-_W2_CASES = [(_SMALL, 0.1, 0.9), (_SMALL, 0.05, 0.5), (_OTHER, 0.2, 0.3)]
+_W3_CASES = [(_SMALL, 0.1, 0.9), (_SMALL, 0.05, 0.5), (_OTHER, 0.2, 0.3)]
+_DEPTHS = (2, 0, 0)                        # steps 0, 1 and 2
+_NOTEBOOK_LR, _NOTEBOOK_MOMENTUM = 1e-4, 0.9
 
 
-def _two_steps(shape, lr: float, momentum: float, set_to_none: bool):
-    """W0, g0 (step 0, depth 2) and W2 (after step 1, depth 0), run with torch.optim.SGD."""
+def _three_steps(shape, lr: float, momentum: float, set_to_none: bool):
+    """W0, g0 (step 0, depth 2) and W3 (after steps 1 and 2, at depth 0), run with
+    torch.optim.SGD."""
     model, x, targ = _model(*shape)
     w = model.middle_linear.weight
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)
     w0 = w.detach().clone()
-    for depth in (2, 0):
+    for step, depth in enumerate(_DEPTHS):
         optimizer.zero_grad(set_to_none=set_to_none)
         _sse(model(x, depth), targ).backward()
-        if depth == 2:
+        if step == 0:
             g0 = w.grad.clone()
         optimizer.step()
     return w0, g0, w.detach().clone()
 
 
 def _moves(got, w0, g0, lr) -> float | None:
-    """c, rounded to 3 digits, when `got` is W0 - c * lr * g0 (within rounding); else None."""
+    """c when `got` is W0 - c * lr * g0 (within rounding); else None."""
     step = lr * g0
     c = ((w0 - got) * step).sum() / (step ** 2).sum()
     if not torch.isfinite(c):
         return None
-    c = float(f"{c.item():.3g}")
+    c = c.item()
     return c if _close(got, w0 - c * step) else None
 
 
 def _as_move(c: float) -> str:
-    """'W0 - 1.9 * lr * g0', written the way the exercise's formulas are."""
-    if abs(c) < 1e-9:
+    """'W0 - 1.9 * lr * g0', written the way the exercise's formulas are (3 digits)."""
+    if abs(c) < 5e-4:
         return "W0"
-    size = "" if abs(abs(c) - 1) < 1e-9 else f"{abs(c):.3g} * "
+    size = "" if abs(abs(c) - 1) < 5e-4 else f"{abs(c):.3g} * "
     return f"W0 {'-' if c > 0 else '+'} {size}lr * g0"
 
 
-def _diagnose_w2(got, w0, g0, w2, lr, momentum, set_to_none, what) -> None:
-    """Say what the answer's W2 is, as a move along g0, and name every mistake that gives it.
+def _sgd_c(momentum: float, set_to_none: bool) -> float:
+    """The right c: step 0 moves W by lr * g0; with zeros, steps 1 and 2 by momentum (**2)."""
+    return 1.0 if set_to_none else 1 + momentum + momentum ** 2
+
+
+def _diagnose_w3(got, w0, g0, w3, lr, momentum, set_to_none, what) -> None:
+    """Say what the answer's W3 is, as a move along g0, and name every mistake that gives it.
 
     The check tries set_to_none=True before False on each setting, so a False case
     is only reached with an answer whose True case (step 0 alone) was right.
     """
-    c, right = _moves(got, w0, g0, lr), (1.0 if set_to_none else 1 + momentum)
+    c, right = _moves(got, w0, g0, lr), _sgd_c(momentum, set_to_none)
     if c is None:
-        expect_close({"W2": got}, {"W2": w2},
+        expect_close({"W3": got}, {"W3": w3},
                      f"{what} is not a move of W0 along g0, as SGD's steps are")
         return
     said = f"{what} is {_as_move(c)}; torch.optim.SGD gives {_as_move(right)}"
     mu = f"{momentum:g}"
 
     def near(x: float) -> bool:
-        return abs(c - x) < 1e-6
+        return abs(c - x) < 1e-4 * max(1.0, abs(x))
 
     if near(0):
         why = "the weight did not move, but step 0, at depth 2, moves it by lr * v0 = lr * g0"
     elif near(-right):
         why = "the weight moved up the gradient: SGD moves it by -lr * v, against it"
+    elif near(right * _NOTEBOOK_LR / lr):
+        why = (f"that is the right move for lr={_NOTEBOOK_LR:g}, the notebook's: use the "
+               f"lr argument")
+    elif momentum != _NOTEBOOK_MOMENTUM and near(_sgd_c(_NOTEBOOK_MOMENTUM, set_to_none)):
+        why = (f"that is the right W3 for momentum={_NOTEBOOK_MOMENTUM:g}, the notebook's: "
+               f"use the momentum argument")
+    elif set_to_none and near(1 + momentum + momentum ** 2):
+        why = (f"that is lr * g0, then {mu} and {momentum ** 2:g} times lr * g0: steps 1 and 2 "
+               f"moved it on momentum, but with set_to_none=True its .grad is None at depth 0 "
+               f"and SGD skips the weight")
     elif set_to_none and near(1 + momentum):
-        why = (f"that is lr * g0 plus {mu} * lr * g0: either step 1 moved it on momentum, "
-               f"but with set_to_none=True its .grad is None at depth 0 and SGD skips it; "
-               f"or step 0 moved it by more than lr * v0, with v0 = g0")
+        why = (f"that is lr * g0 plus {mu} * lr * g0: either a depth-0 step moved it on "
+               f"momentum, but with set_to_none=True its .grad is None there and SGD skips "
+               f"it; or step 0 moved it by more than lr * v0, with v0 = g0")
     elif not set_to_none and near(1):
-        why = ("that is W1, as if step 1 skipped the weight; with set_to_none=False its "
-               ".grad is a zero tensor, and the buffer momentum * v0 + 0 still moves it")
-    elif not set_to_none and near(2):
-        why = ("step 1 moved it by lr * g0 again: as if the buffer had not decayed, or as if "
-               "g0 were step 1's gradient; at depth 0 it is zeros: v1 = momentum * v0 + 0")
-    elif not set_to_none and near(2 + momentum):
-        why = ("step 1 moved it by lr * (momentum * g0 + g0): as if g0 were step 1's "
-               "gradient again; at depth 0 it is zeros: v1 = momentum * v0 + 0")
+        why = ("that is W1, as if steps 1 and 2 skipped the weight; with set_to_none=False "
+               "its .grad is a zero tensor, and the buffer momentum * v0 + 0 still moves it")
+    elif not set_to_none and near(1 + momentum):
+        why = ("that is W2: step 2 did not move it. At depth 0 again, its .grad is zeros "
+               "again, and the buffer, decayed once more (v2 = momentum * v1), moves it")
+    elif not set_to_none and near(1 + 2 * momentum):
+        why = ("step 2 moved it by lr * momentum * g0, as step 1 did; but the buffer decays "
+               "in every step: v2 = momentum * v1 = momentum**2 * g0")
+    elif not set_to_none and near(3):
+        why = ("steps 1 and 2 moved it by lr * g0 each: as if the buffer never decayed, or "
+               "as if g0 were their gradient; at depth 0 it is zeros: v = momentum * v + 0")
+    elif not set_to_none and near(3 + 2 * momentum + momentum ** 2):
+        why = ("as if g0 were also the gradient of steps 1 and 2: at depth 0 it is zeros, "
+               "so the buffer only decays, v = momentum * v + 0")
     else:
         raise CheckFailed(said)
     raise CheckFailed(f"{said}\n{why[0].upper()}{why[1:]}")
 
 
 @exercise_check
-def check_w2(predict_w2) -> None:
-    """Exercise 2: `predict_w2(W0, g0, lr, momentum, set_to_none)`, W2 after depths 2 then 0.
+def check_w3(predict_w3) -> None:
+    """Exercise 2: `predict_w3(W0, g0, lr, momentum, set_to_none)`, W3 after depths 2, 0, 0.
 
-    Requires: the weight after step 1 as torch.optim.SGD makes it (step 0 at
-    depth 2, step 1 at depth 0, each after ``zero_grad(set_to_none=...)``), for
-    both values of `set_to_none`, two weight shapes and three settings of
+    Requires: the weight after step 2 as torch.optim.SGD makes it (step 0 at
+    depth 2, steps 1 and 2 at depth 0, each after ``zero_grad(set_to_none=...)``),
+    for both values of `set_to_none`, two weight shapes and three settings of
     `lr` and `momentum`; `W0` and `g0` left as they were. Leaves free: how it
-    is computed (formulas, a loop over steps, a momentum buffer variable), the
-    float dtype, extra prints.
+    is computed (formulas, a loop over steps, a momentum buffer variable, a
+    real optimizer on a copy), the float dtype, extra prints.
     """
-    for shape, lr, momentum in _W2_CASES:
+    for shape, lr, momentum in _W3_CASES:
         for set_to_none in (True, False):
-            w0, g0, w2 = _two_steps(shape, lr, momentum, set_to_none)
-            what = (f"your predict_w2(W0, g0, lr={lr}, momentum={momentum}, "
+            w0, g0, w3 = _three_steps(shape, lr, momentum, set_to_none)
+            what = (f"your predict_w3(W0, g0, lr={lr}, momentum={momentum}, "
                     f"set_to_none={set_to_none})")
             args = snapshot(W0=w0.clone(), g0=g0.clone())
-            got = call_answer(predict_w2, args["W0"][0], args["g0"][0], lr, momentum,
+            got = call_answer(predict_w3, args["W0"][0], args["g0"][0], lr, momentum,
                               set_to_none, what=what,
                               hint="it receives W0 and g0 (tensors), lr and momentum "
                                    "(floats) and set_to_none (a bool); return a tensor")
-            got = expect_tensor(got, f"{what} (W2, shaped like W0)", tuple(w0.shape))
+            got = expect_tensor(got, f"{what} (W3, shaped like W0)", tuple(w0.shape))
             expect_unchanged(args, what)
             got = got.detach()
-            if not _close(got, w2):
-                _diagnose_w2(got, w0, g0, w2, lr, momentum, set_to_none, what)
-    passed("predict_w2 matches torch.optim.SGD, with set_to_none True and False")
+            if not _close(got, w3):
+                _diagnose_w3(got, w0, g0, w3, lr, momentum, set_to_none, what)
+    passed("predict_w3 matches torch.optim.SGD, with set_to_none True and False")
