@@ -55,7 +55,8 @@ def talks(rank, world_size):
 
 
 def plain_until_refused(rank, world_size, depths):
-    """ddp.train without find_unused_parameters, keeping what it has when refused."""
+    """ddp.train without find_unused_parameters, keeping what it has when refused,
+    and where: (step, "forward" or "backward")."""
     import torch.distributed as dist
     from torch.nn.parallel import DistributedDataParallel
 
@@ -64,17 +65,35 @@ def plain_until_refused(rank, world_size, depths):
     model = DistributedDataParallel(ddp.DynamicNet(1000, 100, 10))
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
     inp, targ = ddp.rows(rank)
-    before, grads, error = [], [], None
+    before, grads, error, where = [], [], None, None
     try:
-        for depth in depths[rank]:
+        for step, depth in enumerate(depths[rank]):
             before.append({n: p.detach().clone() for n, p in model.module.named_parameters()})
             optimizer.zero_grad()
-            ((model(inp, depth) - targ) ** 2).sum().backward()
+            where = (step, "forward")
+            loss = ((model(inp, depth) - targ) ** 2).sum()
+            where = (step, "backward")
+            loss.backward()
             grads.append({n: p.grad for n, p in model.module.named_parameters()})
             optimizer.step()
     except RuntimeError as e:
         error = str(e)
-    return before, grads, error
+    return before, grads, error, where
+
+
+def bucket_sizes(rank, world_size):
+    """DDP's own account of its buckets (bytes each), after a step of ddp.train's model."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(ddp.DynamicNet(1000, 100, 10))
+    inp, targ = ddp.rows(rank)
+    ((model(inp, 2) - targ) ** 2).sum().backward()
+    sizes = model._get_ddp_logging_data()["bucket_sizes"]
+    dist.destroy_process_group()
+    return sizes
 
 
 def no_sync_around(rank, world_size, forward_inside):
@@ -251,8 +270,9 @@ def test_plain_ddp_a_rank_that_skips_the_layer_steps_on_its_own_gradients():
     rank 1 joins no all-reduce, steps on its own gradients and refuses at its next
     forward; rank 0 never ends step 1's backward."""
     rank0, rank1 = ddp.launch(plain_until_refused, depths=[[2, 1, 1], [2, 0, 1]]).results()
-    before, grads, error = rank1
+    before, grads, error, where = rank1
     assert len(grads) == 2 and "Expected to have finished reduction" in error
+    assert where == (2, "forward")
     net = ddp.DynamicNet(1000, 100, 10)
     net.load_state_dict(before[1])
     inp, targ = ddp.rows(1)
@@ -261,3 +281,12 @@ def test_plain_ddp_a_rank_that_skips_the_layer_steps_on_its_own_gradients():
     for name in ("input_linear.weight", "output_linear.weight"):
         torch.testing.assert_close(grads[1][name], net.get_parameter(name).grad)
     assert len(rank0[1]) == 1 and rank0[2] is not None      # no step 1 on rank 0
+    assert rank0[3] == (1, "backward")                      # stuck in its backward
+
+
+def test_one_bucket_holds_all_six_parameters():
+    """Notebook 06: DynamicNet(1000, 100, 10)'s six parameters (444,840 bytes) share one
+    bucket, so a rank that skips middle_linear joins no all-reduce at all."""
+    numel = sum(p.numel() for p in ddp.DynamicNet(1000, 100, 10).parameters())
+    sizes = ddp.launch(bucket_sizes).results()
+    assert sizes == [str(4 * numel)] * 2 == ["444840"] * 2

@@ -80,7 +80,17 @@ def broken_nodes(loss):
     return broken
 check_broken_nodes(broken_nodes)
 """),
-    ("check_broken_nodes", "try/except in the loop, break at the first failure", """
+    ("check_broken_nodes", "contextlib.suppress in a helper, any() over the saved names", """
+import contextlib
+
+
+def unreadable(node, name):
+    with contextlib.suppress(RuntimeError):
+        getattr(node, name)
+        return False
+    return True
+
+
 def broken_nodes(loss):
     broken, seen, stack = [], set(), [loss.grad_fn]
     while stack:
@@ -88,13 +98,9 @@ def broken_nodes(loss):
         if node in seen:
             continue
         seen.add(node)
-        for name in dir(node):
-            if name.startswith("_saved_"):
-                try:
-                    getattr(node, name)
-                except RuntimeError:
-                    broken.append(node.name())
-                    break
+        saved = [n for n in dir(node) if n.startswith("_saved_")]
+        if any(unreadable(node, name) for name in saved):
+            broken.append(node.name())
         stack.extend(f for f, _ in node.next_functions if f)
     return broken
 check_broken_nodes(broken_nodes)

@@ -68,7 +68,7 @@ WRONG = [
      r"Trying to backward through the graph a second time \(or directly access saved "
      r"tensors after they have already been freed\)\.\nh still carries the graph of the "
      r"previous chunk, whose backward freed it: carry h.detach\(\) into the next chunk "
-     r"\(section 4\)\Z"),
+     r"\(section 3\)\Z"),
     ("check_tbptt", "retain_graph=True instead of detach: W changed since it was saved",
      tbptt(start="pass", backward="retain_graph=True"),
      r"raised RuntimeError: one of the variables needed for gradient computation has been "
@@ -82,7 +82,7 @@ WRONG = [
      tbptt(update="W -= lr * W.grad"),
      r"raised RuntimeError: a leaf Variable that requires grad is being used in an in-place "
      r"operation.\nthe update of W, a leaf that requires grad, was recorded: run it under "
-     r"torch.no_grad\(\) \(section 5\)\Z"),
+     r"torch.no_grad\(\) \(section 4\)\Z"),
     ("check_tbptt", "W rebound out of place: the next chunk's loss is not recorded",
      tbptt(update="with torch.no_grad():\n            W = W - lr * W.grad"),
      r"the loss was not recorded by autograd: it must come from the W you were given; "

@@ -41,8 +41,8 @@ __all__ = ["check_broken_nodes", "check_make_sgd", "check_tbptt", "nn", "torch"]
 _TBPTT_CASES = [(0, 7, 3, 2, 3, 0.05), (1, 6, 2, 1, 4, 0.1), (2, 4, 1, 3, 2, 0.1),
                 (3, 5, 8, 2, 3, 0.05)]
 
-_SECTION_4 = ("h still carries the graph of the previous chunk, whose backward freed it: "
-              "carry h.detach() into the next chunk (section 4)")
+_SECTION_3 = ("h still carries the graph of the previous chunk, whose backward freed it: "
+              "carry h.detach() into the next chunk (section 3)")
 
 
 def _stream(seed: int, steps: int, n_seq: int, n: int):
@@ -141,16 +141,16 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
                 hint="it is called as train_tbptt(W, xs, targs, k, lr): W is a leaf that "
                      "requires grad, xs and targs tensors of shape (steps, sequences, n); "
                      "it returns a list of losses",
-                errors={"backward_twice": _SECTION_4,
+                errors={"backward_twice": _SECTION_3,
                         "inplace_saved": "W, which the previous chunk's nodes saved, was "
                                          "changed by the update: instead of retaining the "
-                                         "graph, carry h.detach() (section 4)",
+                                         "graph, carry h.detach() (section 3)",
                         "leaf_inplace": "the update of W, a leaf that requires grad, was "
-                                        "recorded: run it under torch.no_grad() (section 5)",
+                                        "recorded: run it under torch.no_grad() (section 4)",
                         "no_grad_fn": "the loss was not recorded by autograd: it must come "
                                       "from the W you were given; W = W - ... makes a new "
                                       "tensor, so update W in place under torch.no_grad() "
-                                      "(section 5)"})
+                                      "(section 4)"})
         except CheckFailed as failure:
             cause = failure.__cause__
             if i and isinstance(cause, RuntimeError) and "\n" not in str(failure) and any(
@@ -163,7 +163,7 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
         expect_unchanged(data, what, g=False)
         if not (w.is_leaf and w.requires_grad):
             raise CheckFailed(f"{what} left W a tensor that is not a leaf that requires grad; "
-                              f"update it in place under torch.no_grad() (section 5)")
+                              f"update it in place under torch.no_grad() (section 4)")
         if torch.equal(w.detach(), w0):
             if w.grad is None or not w.grad.any():
                 raise CheckFailed(f"{what} left W as it was, and W.grad is empty: the "
@@ -171,7 +171,7 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
                                   f"it before backward(), not between backward() and the "
                                   f"update")
             raise CheckFailed(f"{what} left the W it was given as it was: update that "
-                              f"tensor in place (W -= ... under torch.no_grad(), section 5)")
+                              f"tensor in place (W -= ... under torch.no_grad(), section 4)")
         mistakes = {
             "you started every chunk from h = 0 instead of carrying h over":
                 _tbptt_reference(w0, xs, targs, k, lr, carry=False),
