@@ -56,6 +56,9 @@ WRONG = [
      relu_shared(pop="self.calls.pop(0)"),
      r"the first backward handled the first call, not the latest\n.*list.pop\(\) "
      r"\(not pop\(0\)\)"),
+    ("check_relu_shared", "passes an instance, not the class",
+     relu_shared().replace("check_relu_shared(ReluShared)", "check_relu_shared(ReluShared())"),
+     r"^you passed a ReluShared object: pass the class `ReluShared`, not an instance\n"),
     ("check_relu_shared", "reads the latest record without popping it",
      relu_shared(pop="self.calls[-1]"),
      r"worked on the latest call again\nYour backward never removes the record it handled: "

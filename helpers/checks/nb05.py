@@ -302,12 +302,18 @@ def check_relu_shared(ReluShared) -> None:
     than `inp` (float32 for float64) is diagnosed where it breaks, when the
     layer before multiplies it with float64 weights.
 
+    Diagnosed: an instance passed instead of the class.
+
     Leaves free: how the calls are kept (a list of tuples, of closures, a
     stack at either end), whether `inp.g` is assigned in `backward` or zeroed
     in `__call__` and added to in `backward`, `torch.where` or a mask times
     `out.g` (any mask dtype), prints.
     """
     expect_callable(ReluShared, "ReluShared")
+    if not isinstance(ReluShared, type) and callable(getattr(ReluShared, "backward", None)):
+        raise CheckFailed("you passed a ReluShared object: pass the class `ReluShared`, not an "
+                          "instance\nThe check makes its own objects: "
+                          "check_relu_shared(ReluShared), without ()")
     layer = call_answer(ReluShared, what="ReluShared()",
                         hint="it is called with no argument: ReluShared()")
     if not callable(layer) or not callable(getattr(layer, "backward", None)):
