@@ -126,8 +126,7 @@ def check_accumulate_grads(accumulate_grads) -> None:
     """
     for seed, rows, n_in, nh, n_chunks in ACCUMULATE_CASES:
         _check_accumulate_case(accumulate_grads, seed, rows, n_in, nh, n_chunks)
-    passed("each backward added one chunk's share; every .grad is the full-batch "
-           "gradient")
+    passed("each backward added one chunk's share; .grad is the full-batch gradient")
 
 
 def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh: int,
@@ -191,10 +190,11 @@ def _check_accumulate_case(accumulate_grads, seed: int, rows: int, n_in: int, nh
             "no backward filled it: torch.autograd.grad returns gradients without storing "
             "them in .grad; call loss.backward(), which adds into .grad")
     if missing:
+        which = ("every .grad" if len(missing) == len(list(net.parameters()))
+                 else f"the .grad of {', '.join(missing)}")
         raise CheckFailed(
-            f"{case}: after your function the .grad of {', '.join(missing)} is "
-            "None: did you clear the gradients after the backward calls instead of "
-            "before them?")
+            f"{case}, {which} ends as None\nDid you clear the gradients after the "
+            "backward calls, not before them?")
     if all(not g.any() for g in filled.values()) and filled:
         raise CheckFailed(
             f"{case}: every backward added zeros into .grad: each chunk's loss was "
@@ -347,8 +347,8 @@ def check_sequential(make_sequential) -> None:
                 f"shape {(n_in, nh)}\nAre the sizes written in? Take them from the "
                 "weights: (n_in, nh), n_out = w1.shape, w2.shape[1]",
                 e.learner_frames) from None
-    passed("your nn.Sequential computes our network, with gradients to match, and "
-           "owns its weights")
+    passed("your nn.Sequential matches our network, gradients too, and owns its "
+           "weights")
 
 
 class _SizeMismatch(CheckFailed):
@@ -492,7 +492,7 @@ def check_tanh_fn(TanhFn) -> None:
         what="gradcheck on your TanhFn")
     if not ok:
         raise CheckFailed("gradcheck disagrees with your backward on a float64 tensor")
-    passed("TanhFn matches torch.tanh and its gradient on 3 tensors, and passes gradcheck")
+    passed("TanhFn matches torch.tanh and its gradient, and passes gradcheck")
 
 
 def _check_tanh_case(TanhFn, seed: int, shape: tuple, dtype: torch.dtype) -> None:
