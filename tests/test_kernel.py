@@ -89,8 +89,9 @@ def test_the_learners_error_in_a_check_shows_the_cell_line(run):
                "check_mae_grad(mae_grad)\n")
     _, _, shown = run(raising)["error"]
     assert "`undefined_name` is not defined in this kernel" in shown, shown
-    assert re.search(r"Cell In\[\d+\], line 2, in mae_grad", shown), shown
+    assert re.search(r"Raised at Cell In\[\d+\], line 2, in mae_grad: inp.g = ", shown), shown
     assert not PATHS.search(shown), shown
+    assert len(shown.splitlines()) <= 3 and len(shown.splitlines()[-1]) <= 79, shown
 
 
 def test_a_check_module_loads_the_short_tracebacks_after_a_restart(run):

@@ -81,9 +81,10 @@ _DETAILS: contextvars.ContextVar[bool] = contextvars.ContextVar("details", defau
 class CheckFailed(AssertionError):
     """An exercise check's verdict: what is wrong, in words.
 
-    `learner_frames` holds the learner's own lines when that code raised
-    (``Cell In[12], line 3, in f`` and the line); IPython shows them under the
-    message, and nothing of the check's source.
+    `learner_frames` holds the learner's own line when that code raised
+    (``Raised at Cell In[12], line 3, in f: code``); IPython shows it under the
+    message when the verdict stays within three lines, and nothing of the
+    check's source.
     """
 
     def __init__(self, message: str, learner_frames: list[str] | None = None):
@@ -93,9 +94,8 @@ class CheckFailed(AssertionError):
     def _render_traceback_(self) -> list[str]:
         first, *rest = str(self).split("\n")
         lines = [f"{_RED}✗ Check failed:{_RESET} {first}", *rest]
-        if self.learner_frames:
-            lines += ["Your code raised it here:", *self.learner_frames]
-        return lines
+        # The learner's line, when it fits in the three lines a verdict may take.
+        return lines + self.learner_frames[: max(0, 3 - len(lines))]
 
 
 def passed(message: str) -> None:
@@ -171,16 +171,17 @@ def _cell_name(filename: str) -> str | None:
 
 
 def _learner_frames(tb) -> list[str]:
-    """The learner's deepest two frames of `tb` (not the check's, not a library's), path-free."""
+    """The learner's deepest frame of `tb` (not the check's, not a library's) as one
+    path-free line of at most 79 characters: ``Raised at Cell In[12], line 3, in f: code``."""
     frames = [f for f in traceback.extract_tb(tb)
               if not os.path.abspath(f.filename).startswith((_HELPERS, *_LIBRARY))]
-    lines = []
-    for f in frames[-2:]:
-        where = _cell_name(f.filename) or os.path.basename(f.filename)
-        lines.append(f"  {where}, line {f.lineno}, in {f.name}")
-        if f.line:
-            lines.append(f"    {f.line}")
-    return lines
+    if not frames:
+        return []
+    f = frames[-1]
+    where = _cell_name(f.filename) or os.path.basename(f.filename)
+    line = f"Raised at {where}, line {f.lineno}, in {f.name}" + (
+        f": {f.line.strip()}" if f.line else "")
+    return [line if len(line) <= 79 else line[:78] + "…"]
 
 
 # Autograd's common refusals, said as one sentence each: (part of torch's message,
