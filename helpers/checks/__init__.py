@@ -460,7 +460,8 @@ def expect_close(
         lines.append("Your result is what you get if " + ", or if ".join(matched) + ".")
     worst = max((r for r in cmp.rows if not r.close), key=lambda r: r.max_abs_diff / r.atol)
     lines.append(f"Largest difference: {worst.max_abs_diff:.2g} in {worst.name}, where "
-                 f"{worst.atol:.1g} is allowed (details=True shows every tensor)")
+                 f"{worst.atol:.1g} is allowed"
+                 + ("" if _DETAILS.get() else " (details=True shows every tensor)"))
     if _DETAILS.get():
         lines.append(str(cmp))
     raise CheckFailed("\n".join(lines))
