@@ -114,6 +114,20 @@ def residual_dynamicnet(tape, params, x, depth):
     return lin(tape, h, params["w_out"], params["b_out"])
 check_residual(residual_dynamicnet)
 """),
+    ("check_residual", "on a tape of its own whose send adds without +=", """
+class MyTape(Tape):
+    def send(self, t, g):
+        t.g = t.g + g
+
+
+def residual_dynamicnet(tape, p, x, depth):
+    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    for _ in range(depth):
+        z = lin(tape, h_relu, p["w_mid"], p["b_mid"])
+        h_relu = relu(tape, add(tape, z, h_relu))
+    return lin(tape, h_relu, p["w_out"], p["b_out"])
+check_residual(residual_dynamicnet, MyTape)
+"""),
     ("check_residual", "an add op of its own, and a while loop", """
 def plus(tape, a, b):
     return tape.record("plus", a + b, (a, b), lambda g: (g.clone(), g.clone()))

@@ -239,6 +239,54 @@ check_residual(residual_dynamicnet)
      RESIDUAL.replace("range(depth)", "range(depth - 1)")
      .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
      r"(?s)at depth 1 .*your loop ran one block too few"),
+    ("check_residual", "the right function, on OverwritingTape",
+     RESIDUAL.replace("check_residual(residual_dynamicnet)",
+                      "check_residual(residual_dynamicnet, OverwritingTape)")
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"^on OverwritingTape, at depth 1 .*wrong for inp, w_in, b_in\nOverwritingTape keeps only "
+     r"the last share a tensor is sent \(t.g = g\), and from depth 1 each h_relu gets two"),
+    ("check_residual", "a tape of one's own whose send assigns", """
+class MyTape(Tape):
+    def send(self, t, g):
+        t.g = g.clone()
+
+
+def residual_dynamicnet(tape, p, x, depth):
+    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    for _ in range(depth):
+        h_relu = relu(tape, add(tape, h_relu, lin(tape, h_relu, p["w_mid"], p["b_mid"])))
+    return lin(tape, h_relu, p["w_out"], p["b_out"])
+check_residual(residual_dynamicnet, MyTape)
+""", r"^on MyTape, at depth 1 .*\nMyTape keeps only the last share a tensor is sent"),
+    ("check_residual", "a tape of one's own that runs the records oldest first", """
+class MyTape(Tape):
+    def backward(self, loss):
+        self.start(loss)
+        for rec in self.records:
+            for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
+                self.send(t, g)
+
+
+def residual_dynamicnet(tape, p, x, depth):
+    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    for _ in range(depth):
+        z = lin(tape, h_relu, p["w_mid"], p["b_mid"])
+        h_relu = relu(tape, add(tape, h_relu, z))
+    return lin(tape, h_relu, p["w_out"], p["b_out"])
+check_residual(residual_dynamicnet, MyTape)
+""", r"^on MyTape, at depth 0 .*\nYour function passed on the course's Tape: the difference is "
+     r"in MyTape$"),
+    ("check_residual", "a Tape object passed, not the class",
+     RESIDUAL.replace("check_residual(residual_dynamicnet)",
+                      "check_residual(residual_dynamicnet, Tape())")
+     .format(block="h_relu = relu(tape, add(tape, h_relu, z))"),
+     r"the second argument should be a tape class.*a tape object \(pass the class, without "
+     r"\(\)\)"),
+    ("check_residual", "the residual function on OverwritingTape, and no skip connection",
+     RESIDUAL.replace("check_residual(residual_dynamicnet)",
+                      "check_residual(residual_dynamicnet, OverwritingTape)")
+     .format(block="h_relu = relu(tape, z)"),
+     r"(?s)^at depth 1 .*you left out the skip connection"),
     # -- exercise 3 ----------------------------------------------------------------------
     ("check_tied", "transpose's backward returns g unchanged",
      tied(backward="lambda g: (g,)"),

@@ -1,7 +1,7 @@
 """Checks for the exercises of notebook 05, shared weights by hand.
 
 The module carries its own copy of the notebook's code: the tape (`Tape`,
-`lin`, `relu`, `add`, `mse`, `dynamicnet_on_tape`) and the lesson-8 style
+`OverwritingTape`, `lin`, `relu`, `add`, `mse`, `dynamicnet_on_tape`) and the lesson-8 style
 `DynamicModel` with `LinShared`, so that a check never depends on the
 notebook's globals. They are in `__all__`: after a kernel restart, the
 exercise's check cell brings what its answer uses (with a plain `import torch`).
@@ -21,6 +21,7 @@ import torch
 
 from helpers.checks import (
     CheckFailed,
+    a_type,
     call_answer,
     dtype_name,
     exercise_check,
@@ -34,8 +35,8 @@ from helpers.checks import (
 from helpers.compare import compare
 from helpers.numerical import autograd_grads
 
-__all__ = ["DynamicModel", "LinShared", "Tape", "add", "check_relu_shared", "check_residual",
-           "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu"]
+__all__ = ["DynamicModel", "LinShared", "OverwritingTape", "Tape", "add", "check_relu_shared",
+           "check_residual", "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu"]
 
 
 # -- recap of 05 §2: the tape and its ops ------------------------------------------------
@@ -71,6 +72,13 @@ class Tape:
             rec = self.records.pop()
             for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
                 self.send(t, g)
+
+
+class OverwritingTape(Tape):
+    """05 §3's tape with the lesson-8 habit: `send` assigns, so a tensor keeps one share."""
+
+    def send(self, t, g):
+        t.g = g
 
 
 def lin(tape, x, w, b):
@@ -512,14 +520,18 @@ def _residual_mistakes(depth):
 
 
 @exercise_check
-def check_residual(residual_dynamicnet) -> None:
-    """Exercise 2: DynamicNet with residual middle blocks, on the tape, against autograd.
+def check_residual(residual_dynamicnet, tape_class=Tape) -> None:
+    """Exercise 2: DynamicNet with residual middle blocks, on a tape of `tape_class`.
 
     Requires: `residual_dynamicnet(tape, p, x, depth)` records on `tape` the
     input layer and its ReLU, then `depth` blocks h = relu(h + lin(h, w_mid,
     b_mid)), then the output layer, and returns the prediction (n, 1); `x` and
     the weights are left unchanged. Checked by the tape's backward at depths
-    0-3 on two problems, every gradient against autograd.
+    0-3 on two problems, every gradient against autograd: first on this
+    module's `Tape` (the answer's own mistakes), then on `tape_class` when it
+    is another class. A tape class that keeps only the last share a tensor is
+    sent (`OverwritingTape`, `t.g = g`) is diagnosed: from depth 1 each h gets
+    two shares, from the sum and from the middle layer.
 
     Leaves free: how the sum is recorded (the tape's `add` or an op of your
     own), the order of its operands, loops, local names, prints. Diagnosed:
@@ -528,7 +540,9 @@ def check_residual(residual_dynamicnet) -> None:
     the tape's ops called without the tape, the loss returned.
     """
     expect_callable(residual_dynamicnet, "residual_dynamicnet")
-    for seed, (n, n_in, nh) in zip((6, 12), PROBLEMS):
+    _expect_tape_class(tape_class)
+    classes = (Tape,) if tape_class is Tape else (Tape, tape_class)
+    for cls, seed, (n, n_in, nh) in [(c, *s) for c in classes for s in zip((6, 12), PROBLEMS)]:
         inp, targ, params = _problem(seed, n, n_in, nh)
         for depth in range(4):
             _run_on_tape(
@@ -542,8 +556,33 @@ def check_residual(residual_dynamicnet) -> None:
                 f"at depth {depth} (batch of {n}, {nh} hidden units) the gradients differ "
                 "from autograd's",
                 "the tape's lin, relu and add(tape, x, y)",
+                tape_class=cls,
             )
-    passed("residual DynamicNet on the tape matches autograd at depths 0-3")
+    passed(f"residual DynamicNet on {tape_class.__name__} matches autograd at depths 0-3")
+
+
+def _expect_tape_class(tape_class):
+    """`tape_class` is a class whose objects have `record` and `backward`, like `Tape`."""
+    if isinstance(tape_class, type) and all(callable(getattr(tape_class, m, None))
+                                            for m in ("record", "backward")):
+        return
+    given = ("a tape object (pass the class, without ())"
+             if callable(getattr(tape_class, "record", None)) else
+             "a class without record() and backward()" if isinstance(tape_class, type) else
+             a_type(tape_class))
+    raise CheckFailed("the second argument should be a tape class, such as Tape or "
+                      f"OverwritingTape; you passed {given}")
+
+
+def _keeps_one_share(tape_class) -> bool:
+    """True when a tape of `tape_class` gives b = a + a the gradient 1 instead of 2."""
+    tape, a = tape_class(), torch.tensor(1.0, dtype=torch.float64)
+    try:
+        tape.backward(add(tape, a, a))
+    except Exception:  # noqa: BLE001 -- a tape that breaks here is not the `=` mistake
+        return False
+    g = getattr(a, "g", None)
+    return isinstance(g, torch.Tensor) and g.numel() == 1 and float(g) == 1.0
 
 
 # Names a learner may reach for inside an answer, and where they come from.
@@ -576,7 +615,8 @@ def _call(answer, *args, what, hint):
         raise
 
 
-def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, differ, ops):
+def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, differ, ops,
+                 tape_class=Tape):
     """`answer(tape, params, x, *tail)` on a fresh tape, then the tape's backward, against autograd.
 
     The reference is autograd's gradient through `forward(**right)`; when ours
@@ -586,7 +626,7 @@ def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, di
     ref = _reference(forward(**right), inp, targ, params)
     for p in params.values():
         p.g = None
-    tape, x = Tape(), inp.clone()
+    tape, x = tape_class(), inp.clone()
     before = snapshot(x=x, **params)
     pred = _call(answer, tape, params, x, *tail, what=what, hint=hint)
     expect_unchanged(before, what, g=False)
@@ -605,8 +645,17 @@ def _run_on_tape(answer, tail, what, hint, problem, forward, right, mistakes, di
                 hint="every op on the tape must return one gradient per input")
     expect_unchanged(before, f"the tape's backward after {what}", g=False)
     ours = _grads(x, params, f"the tape's backward after {what}")
-    if compare(ours, ref).ok:
+    cmp = compare(ours, ref)
+    if cmp.ok:
         return
+    if tape_class is not Tape:  # the answer passed on Tape: the tape class is wrong
+        name = tape_class.__name__
+        why = (f"{name} keeps only the last share a tensor is sent (t.g = g), and from "
+               "depth 1 each h_relu gets two: from the add and from the middle lin"
+               if _keeps_one_share(tape_class) else
+               f"Your function passed on the course's Tape: the difference is in {name}")
+        raise CheckFailed(f"on {name}, {differ.replace('the gradients', 'gradients')}: wrong "
+                          f"for {', '.join(cmp.failures)}\n{why}")
     leaves = [x, *params.values()]
     found = _off_tape(records, leaves)
     if found is not None:
