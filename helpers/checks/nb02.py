@@ -277,7 +277,7 @@ def _call_chain_ok(chain_ok, model):
         cause, message = e.__cause__, str(e)
         if isinstance(cause, AttributeError) and getattr(cause, "name", None) == "inp" \
                 and hasattr(getattr(cause, "obj", None), "args"):
-            raise CheckFailed(_READ_INP, e.learner_frames) from None
+            raise CheckFailed(_READ_INP) from None     # says where: no frame
         for kind, text, diagnosis in _CHAIN_ERRORS:
             if isinstance(cause, kind) and text in str(cause) and "\n" not in message:
                 raise CheckFailed(f"{message}\n{diagnosis}", e.learner_frames) from None
@@ -542,7 +542,7 @@ def check_mul(Mul) -> None:
     for case in _MUL_CASES:
         _mul_case(Mul, *case)
     _mul_network(Mul)
-    passed(f"Mul: shares right on {len(_MUL_CASES)} pairs, Mul()(x, x) included, and "
+    passed(f"Mul: right on {len(_MUL_CASES)} pairs, Mul()(x, x) included, and "
            "where h feeds two Muls")
 
 
