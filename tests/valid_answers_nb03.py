@@ -1,5 +1,12 @@
 """Right answers to notebook 03's exercises, written unlike the solutions; each must pass."""
 
+import re
+
+from wrong_answers_nb03 import NOTEBOOK, through_template
+
+_SHOWN = re.search(r"# should show (tensor\(\[[^\]]*\])",
+                   NOTEBOOK.read_text()).group(1)  # what the template says it prints
+
 VALID = [
     ("check_tanh_fn", "saves the input and recomputes tanh in backward", """
 class TanhFn(torch.autograd.Function):
@@ -166,4 +173,11 @@ def make_sequential(w1, b1, w2, b2):
     return nn.Sequential(layers[0], nn.ReLU(), layers[1])
 check_sequential(make_sequential)
 """),
+    ("check_accumulate_grads", "the solution run through the template, its print too",
+     through_template("""
+def accumulate_grads(net, inp, targ, n_chunks):
+    net.zero_grad()
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) * len(x) / len(inp)).backward()
+""") + f"assert str(net.lin2.bias.grad).startswith({_SHOWN!r})\n"),
 ]

@@ -1,5 +1,29 @@
 """Plausible wrong answers to notebook 03's exercises; each must fail its check."""
 
+import json
+import pathlib
+
+NOTEBOOK = pathlib.Path(__file__).resolve().parents[1] / "notebooks" / "03_autograd.ipynb"
+
+
+def through_template(answer: str) -> str:
+    """`answer`, then Exercise 1's template cell below its `def`, uncommented: the
+    lines a learner runs as written (they try the answer on `small_net()`, then
+    call the check), so the template itself must let a wrong answer reach the check."""
+    cell = next("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]
+                if "".join(c["source"]).startswith("# def accumulate_grads("))
+    lines = [line[2:] for line in cell.splitlines()]
+    start = lines.index("") + 1  # the template's lines after its def
+    return answer + "\n".join(lines[start:]) + "\n"
+
+
+ZERO_GRAD_AFTER_THE_LOOP = """
+def accumulate_grads(net, inp, targ, n_chunks):
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        (net(x, y) * len(x) / len(inp)).backward()
+    net.zero_grad()
+"""
+
 WRONG = [
     ("check_tanh_fn", "forgot the upstream gradient out_g", """
 class TanhFn(torch.autograd.Function):
@@ -637,4 +661,8 @@ def accumulate_grads(net, inp, targ, n_chunks):
         (net(x, y) * (len(x) // len(inp))).backward()
 check_accumulate_grads(accumulate_grads)
 """, r"every backward added zeros into \.grad(.|\n)*len\(x\) // len\(inp\) is 0"),
+    ("check_accumulate_grads", "zero_grad after the loop, run through the template",
+     through_template(ZERO_GRAD_AFTER_THE_LOOP),
+     r"^with n_chunks=3 \(48 rows\), every \.grad ends as None\nDid you clear the "
+     r"gradients after the backward calls, not before them\?$"),
 ]

@@ -43,7 +43,8 @@ WRONG = [
      r"k=260, i=258\) held W fixed in every use.*compare numbers with =="),
     ("check_share", "backward, then the weight's .grad",
      SHARE.format(**{**RIGHT, "ret": "loss.backward()\n    return W.grad"}),
-     r"is use 1's share plus the .grad middle_linear.weight already held"),
+     r"k=3, i=1\) includes an old \.grad:\nit is use 1's share plus the \.grad W held "
+     r"before: backward\(\) adds into \.grad\.\ntorch\.autograd\.grad\(loss, W\) returns"),
     ("check_share", "the model's .grad cleared, then backward",
      SHARE.format(**{**RIGHT, "ret": "W.grad = None\n    loss.backward()\n    return W.grad"}),
      r"changed input_linear.weight.grad: a backward\(\) adds into the model's .grad"),

@@ -161,10 +161,11 @@ def _diagnose_share(got, ref, i, k, n_out, old_grad, what, low) -> None:
             f"earlier backward: torch.autograd.grad returns the new gradient ([0] of its "
             f"tuple) and writes no .grad")
     if _close(got, share + old_grad, low):
-        raise CheckFailed(
-            f"{what} is use {i}'s share plus the .grad middle_linear.weight already held: "
-            f"backward() adds into .grad. torch.autograd.grad(loss, W) returns the "
-            f"gradient alone, and leaves .grad as it was")
+        raise CheckFailed(   # three lines of at most 79 columns, printed
+            f"{what} includes an old .grad:\n"
+            f"it is use {i}'s share plus the .grad W held before: backward() adds into "
+            f".grad.\ntorch.autograd.grad(loss, W) returns the gradient alone, and writes "
+            f"no .grad")
     if k > 1 and _close(got, full, low):
         raise CheckFailed(f"{what} is the whole gradient, the sum over all {k} uses: hold "
                           f"the weight fixed (W.detach()) in every use except use {i}")
