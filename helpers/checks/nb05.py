@@ -500,8 +500,8 @@ def _expect_relu_grad(got, x, g):
 # -- exercise 2 ---------------------------------------------------------------------------
 
 RESIDUAL_MISTAKES = {
-    "you put the ReLU before the sum (each block is relu(h_relu + lin(h_relu)), the ReLU "
-    "after the sum)": "relu before the sum",
+    "you put the ReLU before the sum; each block must be relu(h_relu + lin(h_relu))":
+    "relu before the sum",
     "you left out the ReLU after the sum": "no relu",
     "you left out the skip connection: h_relu itself must be added to the middle layer's "
     "output": "plain",
