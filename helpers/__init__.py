@@ -11,7 +11,7 @@ One concern a module:
 - `helpers.errors`    short, path-free tracebacks (`%load_ext helpers.errors`) and
                       one-line proofs: `expect_error`, `expect_warning`
 - `helpers.ddp`       torch's launcher for a few local processes, and DynamicNet
-                      under DistributedDataParallel (notebook 06)
+                      under DistributedDataParallel (notebook 07)
 - `helpers.checks`    the exercise checks, one module a notebook
 """
 

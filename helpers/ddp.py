@@ -1,4 +1,4 @@
-"""Run a function on a few local processes, as `torchrun` would (notebook 06).
+"""Run a function on a few local processes, as `torchrun` would (notebook 07).
 
     job = launch(train, nprocs=2, timeout=30, depths=...)   # returns at once
     ...                                                      # the notebook goes on
@@ -33,7 +33,7 @@ much again for `torch._dynamo`, which DDP's constructor imports):
 - where there is neither (Windows), each process starts afresh (spawn).
 
 The function must be importable by name (defined in a module, not in a
-notebook): `train` and `train_accumulating` below are the ones notebook 06 runs.
+notebook): `train` and `train_accumulating` below are the ones notebook 07 runs.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ import torch.distributed as dist
 import torch.multiprocessing as torch_mp
 from torch.nn.parallel import DistributedDataParallel
 
-__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "rows", "train",
+__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "rows", "same_grads", "train",
            "train_accumulating"]
 
 _PRELOAD = ["torch", "torch._dynamo", "torch.distributed", "helpers.ddp"]
@@ -188,11 +188,11 @@ class Job:
     def _wait(self) -> list[Any]:
         processes = self._context.processes
         while True:
-            failed = [r for r, p in enumerate(processes)
-                      if p.exitcode is not None and p.exitcode != 0]
+            codes = [p.exitcode for p in processes]    # read once: a rank may end meanwhile
+            failed = [r for r, code in enumerate(codes) if code not in (None, 0)]
             if failed:
                 raise self._failure(failed)
-            running = [p for p in processes if p.exitcode is None]
+            running = [p for p, code in zip(processes, codes) if code is None]
             if not running:
                 got = self._read()
                 missing = [r for r in range(self.nprocs) if r not in got]
@@ -261,7 +261,8 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 
 
 # ---------------------------------------------------------------------------------
-# What notebook 06 runs: the tutorial's DynamicNet under DistributedDataParallel.
+# What notebook 07 runs: the tutorial's DynamicNet under DistributedDataParallel
+# (notebook 06 uses DynamicNet too).
 # The notebook prints `train` and `train_accumulating` as they are: keep them short,
 # as a learner would write them, and at most 79 characters wide.
 
@@ -316,10 +317,30 @@ def train_accumulating(rank, world_size, depth, micro_batches):
     w.register_post_accumulate_grad_hook(        # w.grad after each backward
         lambda w: seen.append(w.grad.clone()))
     inp, targ = rows(rank)
-    *first, (x, y) = zip(inp.chunk(micro_batches), targ.chunk(micro_batches))
-    for x_i, y_i in first:
+    xs, ys = inp.chunk(micro_batches), targ.chunk(micro_batches)
+    for x, y in zip(xs[:-1], ys[:-1]):           # all but the last
         with model.no_sync():                    # forward and backward inside
-            ((model(x_i, depth) - y_i) ** 2).sum().backward()
-    ((model(x, depth) - y) ** 2).sum().backward()    # this one all-reduces
+            ((model(x, depth) - y) ** 2).sum().backward()
+    ((model(xs[-1], depth) - ys[-1]) ** 2).sum().backward()   # all-reduces
     dist.destroy_process_group()
     return seen, w.grad
+
+
+def same_grads(grads: list[list[dict[str, torch.Tensor | None]]],
+               alone: list[dict[str, torch.Tensor | None]]) -> None:
+    """Assert that every rank's gradients at every step (`grads`, one list a rank, as
+    `train` returns them) equal `alone`'s, one process's replay: the same parameters
+    without a gradient (None), the others equal up to float rounding (`compare`)."""
+    from helpers.compare import compare
+
+    for rank, rank_grads in enumerate(grads):
+        if len(rank_grads) != len(alone):
+            raise AssertionError(f"rank {rank} took {len(rank_grads)} steps, "
+                                 f"the replay {len(alone)}")
+        for step, (got, want) in enumerate(zip(rank_grads, alone)):
+            used = [n for n, g in want.items() if g is not None]
+            got_used = [n for n, g in got.items() if g is not None]
+            if got_used != used:
+                raise AssertionError(f"rank {rank}, step {step}: gradients for {got_used}, "
+                                     f"the replay has them for {used}")
+            compare({n: got[n] for n in used}, {n: want[n] for n in used}).check()

@@ -218,7 +218,7 @@ def test_teardown_never_hangs():
 
 def test_the_notebooks_environment_reaches_the_ranks(monkeypatch):
     """TORCH_DISTRIBUTED_DEBUG=INFO, set after the fork server started, names the
-    parameters that got no gradient (notebook 06 says INFO is enough)."""
+    parameters that got no gradient (notebook 07 says INFO is enough)."""
     ddp.prepare()
     monkeypatch.setenv("TORCH_DISTRIBUTED_DEBUG", "INFO")
     with pytest.raises(ddp.WorkerError) as info:
@@ -238,7 +238,7 @@ def test_no_sync_accumulates_and_all_reduces_once():
 
 
 def test_no_sync_counts_where_the_forward_runs():
-    """Notebook 06: what counts is the forward. Inside no_sync(), the backward (run
+    """Notebook 07: what counts is the forward. Inside no_sync(), the backward (run
     outside) only accumulates; outside, the backward (run inside) all-reduces."""
     inside = ddp.launch(no_sync_around, forward_inside=True).results()
     outside = ddp.launch(no_sync_around, forward_inside=False).results()
@@ -248,7 +248,7 @@ def test_no_sync_counts_where_the_forward_runs():
 
 
 def test_static_graph_accepts_a_fixed_set_of_unused_parameters():
-    """Notebook 06: static_graph=True with rank 1 skipping middle_linear at every
+    """Notebook 07: static_graph=True with rank 1 skipping middle_linear at every
     step runs, and the ranks stay equal; a set that changes is refused."""
     grads = ddp.launch(ddp.train, depths=[[2, 3, 1], [0, 0, 0]],
                        static_graph=True).results()
@@ -266,7 +266,7 @@ def test_nothing_a_rank_prints_reaches_the_caller(capfd):
 
 
 def test_plain_ddp_a_rank_that_skips_the_layer_steps_on_its_own_gradients():
-    """What notebook 06 says of plain DDP when rank 1 skips middle_linear at step 1:
+    """What notebook 07 says of plain DDP when rank 1 skips middle_linear at step 1:
     rank 1 joins no all-reduce, steps on its own gradients and refuses at its next
     forward; rank 0 never ends step 1's backward."""
     rank0, rank1 = ddp.launch(plain_until_refused, depths=[[2, 1, 1], [2, 0, 1]]).results()
@@ -285,8 +285,24 @@ def test_plain_ddp_a_rank_that_skips_the_layer_steps_on_its_own_gradients():
 
 
 def test_one_bucket_holds_all_six_parameters():
-    """Notebook 06: DynamicNet(1000, 100, 10)'s six parameters (444,840 bytes) share one
+    """Notebook 07: DynamicNet(1000, 100, 10)'s six parameters (444,840 bytes) share one
     bucket, so a rank that skips middle_linear joins no all-reduce at all."""
     numel = sum(p.numel() for p in ddp.DynamicNet(1000, 100, 10).parameters())
     sizes = ddp.launch(bucket_sizes).results()
     assert sizes == [str(4 * numel)] * 2 == ["444840"] * 2
+
+
+def test_same_grads_compares_every_rank_and_step_none_alike():
+    """ddp.same_grads, notebook 07's comparison of the ranks with one process's replay."""
+    def steps(scale=1.0, b0=None):
+        g = torch.ones(2, 2)
+        return [{"a": g, "b": b0}, {"a": scale * g, "b": g.clone()}]
+
+    alone = steps(2.0)
+    ddp.same_grads([steps(2.0), steps(2.0 + 1e-7)], alone)
+    with pytest.raises(AssertionError, match=r"rank 1, step 0: gradients for \['a', 'b'\]"):
+        ddp.same_grads([steps(2.0), steps(2.0, b0=torch.ones(2, 2))], alone)
+    with pytest.raises(AssertionError, match="a"):
+        ddp.same_grads([steps(1.0)], alone)
+    with pytest.raises(AssertionError, match="rank 0 took 1 steps, the replay 2"):
+        ddp.same_grads([steps(2.0)[:1]], alone)

@@ -241,6 +241,24 @@ def broken_nodes(loss):
     return broken
 check_broken_nodes(broken_nodes)
 """, r"returned \['MulBackward0', 'SumBackward0'\], expected \['SigmoidBackward0'\]"),
+    ("check_broken_nodes", "the saved attributes read without catching the error", """
+def broken_nodes(loss):
+    broken, seen, stack = [], set(), [loss.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        for name in dir(node):
+            if name.startswith("_saved_") and getattr(node, name) is None:
+                broken.append(node.name())
+        stack.extend(f for f, _ in node.next_functions if f)
+    return broken
+check_broken_nodes(broken_nodes)
+""", r"\Ayour broken_nodes\(loss\), for the sigmoid of section 2, raised RuntimeError: one "
+     r"of the variables needed for gradient computation has been modified by an inplace "
+     r"operation(.|\n)*\nreading a saved tensor that was changed raises this error: catch "
+     r"it \(try: \.\.\. except RuntimeError:\) and list that node as broken\Z"),
     ("check_broken_nodes", "a set of names", broken(result="set(broken)"),
      r"returned a set; return a list, one entry per node"),
     ("check_broken_nodes", "only the last node looked at", broken(result="broken[:1]"),

@@ -127,7 +127,7 @@ LAUNCH_NOTE = "A hidden first cell installs the course's helpers in a bare kerne
 
 
 def _readme_to_landing(app, doctree):
-    """The notebooks link to the repository's README (06's last line: `../README.md`).
+    """The notebooks link to the repository's README (07's last line: `../README.md`).
     On the site the landing page stands for it: it has the same course map."""
     from sphinx import addnodes
 

@@ -1,4 +1,4 @@
-"""Checks for the notebooks' exercises: one module a notebook (`nb01` ... `nb06`).
+"""Checks for the notebooks' exercises: one module a notebook (`nb01` ... `nb07`).
 
 A check takes the learner's answer (a value, a function or a class), builds
 everything else it needs itself, and either prints one line starting with "✓"

@@ -342,7 +342,10 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
         what = f"your broken_nodes(loss), for {label},"
         result = call_answer(broken_nodes, loss, what=what,
                              hint="it is called as broken_nodes(loss) and returns a list of "
-                                  "node names, such as 'SigmoidBackward0'")
+                                  "node names, such as 'SigmoidBackward0'",
+                             errors={"inplace_saved": "reading a saved tensor that was "
+                                     "changed raises this error: catch it (try: ... except "
+                                     "RuntimeError:) and list that node as broken"})
         if isinstance(result, (set, frozenset)):
             raise CheckFailed(f"{what} returned a set; return a list, one entry per node: "
                               f"two different nodes can have the same name")
