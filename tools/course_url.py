@@ -29,12 +29,13 @@ NOTEBOOKS = "notebooks/[0-9][0-9]_*.ipynb"
 # The first line of the launch cell: REPO = "..."  # a comment
 REPO_LINE = re.compile(r'^REPO = "(?P<url>[^"\\]*)"(?P<comment>[ \t]*#.*)?$')
 COMMENTS = (  # the first that keeps the line within the notebooks' 79 columns
-    "  # set-up: the course's git URL, for kernels with no clone (none yet)",
     "  # set-up: the course's git URL, for kernels with no clone",
     "  # the course's git URL",
     "",
 )
 MAX_LINE = 79
+# With no URL, a lone copy of a notebook prints where to get the course zip.
+EMPTY_COMMENT = "  # set-up: no git URL: a lone notebook says where to get the course"
 
 
 def pyproject_url(pyproject: pathlib.Path = ROOT / "pyproject.toml") -> str:
@@ -81,6 +82,8 @@ def notebook_url(nb: dict) -> str:
 
 
 def repo_line(url: str) -> str:
+    if not url:
+        return f'REPO = ""{EMPTY_COMMENT}'
     for comment in COMMENTS:
         line = f'REPO = "{url}"{comment}'
         if len(line) <= MAX_LINE:
@@ -97,7 +100,7 @@ def with_url(nb: dict, url: str) -> dict:
     for i, line in enumerate(lines):
         match = REPO_LINE.match(line.rstrip("\n"))
         if match:
-            if match.group("url") != url:
+            if line.rstrip("\n") != repo_line(url):
                 lines[i] = repo_line(url) + ("\n" if line.endswith("\n") else "")
             break
     else:
@@ -115,7 +118,7 @@ def filled(text: str, url: str) -> str:
     """A notebook's file text with its REPO line set to `url`; the same text, byte for
     byte, when the line already says so."""
     nb = json.loads(text)
-    if notebook_url(nb) == url:
+    if any(line.rstrip("\n") == repo_line(url) for line in _lines(launch_cell(nb))):
         return text
     return dumps(with_url(nb, url))
 
