@@ -126,7 +126,7 @@ def test_a_notebook_alone_without_a_url_says_where_to_get_the_course(bare_kernel
     alone = tmp_path / "alone"
     alone.mkdir()
     nb = course_url.with_url(json.loads((ROOT / "notebooks" / NOTEBOOK).read_text()), "")
-    nb = nbformat.from_dict(nb)
+    nb = nbformat.reads(json.dumps(nb), as_version=4)   # sources as strings
     nb.cells = nb.cells[:3]                           # the launch cell is cell 2
     NotebookClient(nb, timeout=120, kernel_name=bare_kernel,
                    resources={"metadata": {"path": str(alone)}}).execute()
