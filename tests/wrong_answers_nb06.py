@@ -64,7 +64,7 @@ check_make_sgd(make_sgd)
 WRONG = [
     ("check_tbptt", "h carried with its graph: backward runs into the freed chunk",
      tbptt(start="pass"),
-     r"\Ayour train_tbptt\(W, xs, targs, k=3, lr=0.05\) on 7 steps raised RuntimeError: "
+     r"\Ayour train_tbptt\(W, xs, targs, k=3, lr=0.05\) raised RuntimeError: "
      r"Trying to backward through the graph a second time \(or directly access saved "
      r"tensors after they have already been freed\)\.\nh still carries the graph of the "
      r"previous chunk, whose backward freed it: carry h.detach\(\) into the next chunk "
@@ -277,6 +277,22 @@ def broken_nodes(loss):
     return []
 check_broken_nodes(broken_nodes)
 """, r"changed the graph \(did it call backward\?\)"),
+    ("check_broken_nodes", "backward called to find the broken node, uncaught", """
+def broken_nodes(loss):
+    loss.backward()
+    return []
+check_broken_nodes(broken_nodes)
+""", r"\Ayour broken_nodes\(loss\), for the sigmoid of section 2, raised RuntimeError: one "
+     r"of the variables needed for gradient computation has been modified by an inplace "
+     r"operation(.|\n)*\nYour function called backward, which raised this error: "
+     r"broken_nodes must not call backward; read each node's _saved_ attributes instead\Z"),
+    ("check_broken_nodes", "backward with retain_graph=True, to keep the graph", """
+def broken_nodes(loss):
+    loss.backward(retain_graph=True)
+    return []
+check_broken_nodes(broken_nodes)
+""", r"\nYour function called backward, which raised this error: broken_nodes must not "
+     r"call backward"),
     ("check_make_sgd", "the modules' parameters, concatenated",
      SGD.format(body="return torch.optim.SGD(params, lr=lr, momentum=0.9)"),
      r"holds emb.weight 2 times, so each step would move it 2 times"),

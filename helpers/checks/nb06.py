@@ -134,7 +134,7 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
         w, xs, targs = _stream(seed, steps, n_seq, n)
         w0 = w.detach().clone()
         data = snapshot(xs=xs, targs=targs)
-        what = f"your train_tbptt(W, xs, targs, k={k}, lr={lr}) on {steps} steps"
+        what = f"your train_tbptt(W, xs, targs, k={k}, lr={lr})"
         try:
             result = call_answer(
                 train_tbptt, w, xs, targs, k, lr, what=what,
@@ -190,7 +190,7 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
         }
         expect_close({"losses": losses, "W": w.detach()},
                      _tbptt_reference(w0, xs, targs, k, lr),
-                     f"{what} does not train like truncated backprop through time",
+                     f"{what} trains differently",
                      mistakes=mistakes)
     passed("every chunk trains on its own steps only, in all four streams")
 
@@ -320,6 +320,22 @@ _BROKEN_CASES = [("the sigmoid of section 2", _case_sigmoid),
                  ("a dot product whose own node saved the changed tensor", _case_root)]
 
 
+_TORCH = os.path.dirname(os.path.abspath(torch.__file__))
+
+
+def _ran_backward(error: BaseException | None) -> bool:
+    """True when `error` was raised inside torch's backward (``loss.backward()`` or
+    ``torch.autograd.grad``), which the answer called."""
+    tb = error.__traceback__ if error is not None else None
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_name in ("backward", "grad", "_engine_run_backward") and \
+                os.path.abspath(code.co_filename).startswith(_TORCH):
+            return True
+        tb = tb.tb_next
+    return False
+
+
 @exercise_check
 def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
     """Exercise 2: `broken_nodes(loss)`, the names of the nodes a mutation broke.
@@ -340,12 +356,22 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
         answers = _broken_reference(loss)
         data = snapshot(**inputs)
         what = f"your broken_nodes(loss), for {label},"
-        result = call_answer(broken_nodes, loss, what=what,
-                             hint="it is called as broken_nodes(loss) and returns a list of "
-                                  "node names, such as 'SigmoidBackward0'",
-                             errors={"inplace_saved": "reading a saved tensor that was "
-                                     "changed raises this error: catch it (try: ... except "
-                                     "RuntimeError:) and list that node as broken"})
+        try:
+            result = call_answer(
+                broken_nodes, loss, what=what,
+                hint="it is called as broken_nodes(loss) and returns a list of node names, "
+                     "such as 'SigmoidBackward0'",
+                errors={"inplace_saved": "reading a saved tensor that was changed raises "
+                                         "this error: catch it (try: ... except "
+                                         "RuntimeError:) and list that node as broken"})
+        except CheckFailed as failure:
+            if _ran_backward(failure.__cause__):
+                first = str(failure).split("\n")[0]
+                raise CheckFailed(f"{first}\nYour function called backward, which raised "
+                                  f"this error: broken_nodes must not call backward; read "
+                                  f"each node's _saved_ attributes instead",
+                                  failure.learner_frames) from None
+            raise
         if isinstance(result, (set, frozenset)):
             raise CheckFailed(f"{what} returned a set; return a list, one entry per node: "
                               f"two different nodes can have the same name")
