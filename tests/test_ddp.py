@@ -117,6 +117,34 @@ def no_sync_around(rank, world_size, forward_inside):
     return grad
 
 
+def checkpointed_under_ddp(rank, world_size, use_reentrant):
+    """One backward of DynamicNet under DDP with find_unused_parameters=True, the uses of
+    middle_linear under checkpoint (depth 2, drawn outside): middle_linear.weight.grad."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+    from torch.utils.checkpoint import checkpoint
+
+    class Checkpointed(ddp.DynamicNet):
+        def forward(self, x, depth):
+            def middle(h):
+                for _ in range(depth):
+                    h = self.middle_linear(h).clamp(min=0)
+                return h
+
+            h = checkpoint(middle, self.input_linear(x).clamp(min=0),
+                           use_reentrant=use_reentrant)
+            return self.output_linear(h)
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(Checkpointed(1000, 100, 10), find_unused_parameters=True)
+    inp, targ = ddp.rows(rank)
+    ((model(inp, 2) - targ) ** 2).sum().backward()
+    grad = model.module.middle_linear.weight.grad
+    dist.destroy_process_group()
+    return grad
+
+
 def left_behind(job) -> list[str]:
     """The files of this job still on disk: torch's error files, the result folder.
     (Per job, not a listing of the temporary folder: other tests may run meanwhile.)"""
@@ -306,3 +334,15 @@ def test_same_grads_compares_every_rank_and_step_none_alike():
         ddp.same_grads([steps(1.0)], alone)
     with pytest.raises(AssertionError, match="rank 0 took 1 steps, the replay 2"):
         ddp.same_grads([steps(2.0)[:1]], alone)
+
+
+def test_reentrant_checkpoint_and_find_unused_parameters():
+    """Notebook 07 §3: the reentrant checkpoint ran middle_linear under no_grad, so DDP's
+    search marks it unused, and its hook fires in backward all the same: refused. The
+    non-reentrant kind gives every rank the mean."""
+    with pytest.raises(ddp.WorkerError, match="Expected to mark a variable ready only once"):
+        ddp.launch(checkpointed_under_ddp, use_reentrant=True).results()
+    grads = ddp.launch(checkpointed_under_ddp, use_reentrant=False).results()
+    plain = ddp.launch(ddp.train, depths=[[2], [2]], find_unused_parameters=True).results()
+    for rank in range(2):
+        torch.testing.assert_close(grads[rank], plain[rank][0]["middle_linear.weight"])

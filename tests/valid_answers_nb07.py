@@ -1,4 +1,4 @@
-"""Right answers to notebook 07's exercise, written differently from the solution.
+"""Right answers to notebook 07's exercises, written differently from the solution.
 
 Each must pass its check.
 """
@@ -56,5 +56,55 @@ def forward_checkpointed(net, x, use_reentrant):
     return checkpoint(rest, net.input_linear(x).clamp(min=0),
                       use_reentrant=use_reentrant)
 check_checkpointed(forward_checkpointed)
+"""),
+    ("check_ddp_grad", "materialize_grads, the mean of the stacked gradients", """
+def ddp_grad(model, batches, depths):
+    w = model.middle_linear.weight
+    grads = []
+    for (x, y), depth in zip(batches, depths):
+        loss = ((model(x, depth) - y) ** 2).sum()
+        grads.append(torch.autograd.grad(loss, w, materialize_grads=True)[0])
+    return torch.stack(grads).mean(0)
+check_ddp_grad(ddp_grad)
+"""),
+    ("check_ddp_grad", "the notebook's replay into .grad, copied, then cleared", """
+def ddp_grad(model, batches, depths):
+    for (x, y), depth in zip(batches, depths):
+        (((model(x, depth) - y) ** 2).sum() / len(batches)).backward()
+    g = model.middle_linear.weight.grad
+    model.zero_grad()
+    return g
+check_ddp_grad(ddp_grad)
+"""),
+    ("check_ddp_grad", "a copy of the model, rows summed with mse_loss", """
+import copy
+
+import torch.nn.functional as F
+
+
+def ddp_grad(model, batches, depths):
+    twin = copy.deepcopy(model)
+    for (x, y), depth in zip(batches, depths):
+        F.mse_loss(twin(x, depth), y, reduction="sum").backward()
+    return twin.middle_linear.weight.grad / len(depths)
+check_ddp_grad(ddp_grad)
+"""),
+    ("check_ddp_grad", "ranks at depth 0 skipped, the division by all of them", """
+def ddp_grad(model, batches, depths):
+    w = model.middle_linear.weight
+    total = 0
+    for (x, y), depth in zip(batches, depths):
+        if depth == 0:
+            continue
+        out = model(x, depth)
+        total = total + torch.autograd.grad((out - y).pow(2).sum(), w)[0]
+    return total / len(batches)
+check_ddp_grad(ddp_grad)
+"""),
+    ("check_ddp_grad", "one autograd.grad through the mean of the ranks' losses", """
+def ddp_grad(model, batches, depths):
+    losses = [((model(x, d) - y) ** 2).sum() for (x, y), d in zip(batches, depths)]
+    return torch.autograd.grad(sum(losses) / len(losses), model.middle_linear.weight)[0]
+check_ddp_grad(ddp_grad)
 """),
 ]

@@ -1,6 +1,6 @@
-"""Plausible wrong answers to notebook 07's exercise; each must fail its check.
+"""Plausible wrong answers to notebook 07's exercises; each must fail its check.
 
-And the automatic mutants of the solution that are right answers too (EQUIVALENT).
+And the automatic mutants of the solutions that are right answers too (EQUIVALENT).
 """
 
 FORWARD = """
@@ -31,6 +31,37 @@ def forward(**change):
 WHAT = r"\Ayour forward_checkpointed\(net, x, use_reentrant={}\) after random\.seed\({}\)"
 INSIDE = (r"\nHere the depth is drawn inside the checkpointed function, so the rerun in "
           r"backward draws another one \(section 1\): draw it once, before checkpoint\Z")
+
+NO_INPUT = (r": no input of checkpoint required grad\nWith use_reentrant=True, checkpoint's "
+            r"output requires grad only if an input does, and x does not: checkpoint from "
+            r"input_linear's output\Z")
+
+DDP = """
+def ddp_grad(model, batches, depths):
+    w = model.middle_linear.weight
+    total = {start}
+    for (x, y), depth in zip(batches, depths):
+        loss = {loss}
+        g = torch.autograd.grad(loss, w{unused})[0]
+        {add}
+    return {result}
+check_ddp_grad(ddp_grad)
+"""
+DDP_RIGHT = dict(start="torch.zeros_like(w)", loss="((model(x, depth) - y) ** 2).sum()",
+                 unused=", allow_unused=True",
+                 add="if g is not None:\n            total += g",
+                 result="total / len(batches)")
+
+
+def ddp(**change):
+    return DDP.format(**{**DDP_RIGHT, **change})
+
+
+DDP_WHAT = r"\Ayour ddp_grad\(model, batches, depths=\[{}\]\)"
+DDP_WRONG = DDP_WHAT.format("1, 3, 2") + (r" does not give what DDP gives every rank: wrong "
+                                         r"for middle_linear\.weight\.grad\n")
+NONE_GRAD = (r"\na rank at depth 0 never uses middle_linear, so it has no gradient of its "
+             r"own \(None\): count it as zeros")
 
 WRONG = [
     ("check_checkpointed", "the whole net checkpointed: its forward draws the depth", """
@@ -100,9 +131,22 @@ def forward_checkpointed(net, x, use_reentrant):
     depth = random.randint(0, 3)
     return checkpoint(net, x, depth, use_reentrant=use_reentrant)
 check_checkpointed(forward_checkpointed)
-""", WHAT.format("True", 4) + r" returned an output that does not require grad\nWith "
-     r"use_reentrant=True, checkpoint's output requires grad only if an input does, and x "
-     r"does not: checkpoint from input_linear's output\Z"),
+""", WHAT.format("True", 4) + NO_INPUT),
+    ("check_checkpointed", "input_linear and the middle checkpointed from x (the "
+     "Solution's warning)", """
+def forward_checkpointed(net, x, use_reentrant):
+    depth = random.randint(0, 3)
+
+    def first_and_middle(x):
+        h = net.input_linear(x).clamp(min=0)
+        for _ in range(depth):
+            h = net.middle_linear(h).clamp(min=0)
+        return h
+
+    h = checkpoint(first_and_middle, x, use_reentrant=use_reentrant)
+    return net.output_linear(h)
+check_checkpointed(forward_checkpointed)
+""", WHAT.format("True", 4) + NO_INPUT),
     ("check_checkpointed", "the depth from torch.randint",
      forward(depth="int(torch.randint(0, 4, ()))"),
      WHAT.format("False", 4) + r" drew nothing from Python's random: draw the depth as "
@@ -188,6 +232,139 @@ check_checkpointed(forward_checkpointed)
      r"use_reentrant\)\Z"),
 ]
 
+WRONG += [
+    ("check_ddp_grad", "the ranks' gradients summed", ddp(result="total"),
+     DDP_WRONG + r"Your result is what you get if you summed the ranks' gradients without "
+     r"dividing by the number of ranks\.\n"),
+    ("check_ddp_grad", "divided by the ranks that used the layer",
+     ddp(result="total / sum(d > 0 for d in depths)"),
+     DDP_WHAT.format("2, 0, 1") + r" does not give what DDP gives every rank: wrong for "
+     r"middle_linear\.weight\.grad\nYour result is what you get if you divided by the "
+     r"ranks that used middle_linear; DDP divides by all of them \(a rank that skipped it "
+     r"adds zeros\)\.\n"),
+    ("check_ddp_grad", "divided by 2, the notebook's two ranks", ddp(result="total / 2"),
+     DDP_WRONG + r"Your result is what you get if you divided by 2, not by the number of "
+     r"ranks, len\(batches\)\.\n"),
+    ("check_ddp_grad", "rank 0's gradient only", """
+def ddp_grad(model, batches, depths):
+    x, y = batches[0]
+    loss = ((model(x, depths[0]) - y) ** 2).sum()
+    return torch.autograd.grad(loss, model.middle_linear.weight)[0]
+check_ddp_grad(ddp_grad)
+""", DDP_WRONG + r"Your result is what you get if you returned rank 0's own gradient; DDP "
+     r"gives every rank the mean over the ranks\.\n"),
+    ("check_ddp_grad", "zero_grad() before each rank's backward: the last rank's only", """
+def ddp_grad(model, batches, depths):
+    for (x, y), depth in zip(batches, depths):
+        model.zero_grad()
+        ((model(x, depth) - y) ** 2).sum().backward()
+    g = model.middle_linear.weight.grad.clone()
+    model.zero_grad()
+    return g
+check_ddp_grad(ddp_grad)
+""", DDP_WRONG + r"Your result is what you get if you returned rank 2's own gradient"),
+    ("check_ddp_grad", "the mean squared error as the loss",
+     ddp(loss="((model(x, depth) - y) ** 2).mean()"),
+     DDP_WRONG + r"Your result is what you get if each rank's loss was the mean of the "
+     r"squared errors; the ranks here sum them, as the notebook does\.\n"),
+    ("check_ddp_grad", "mse_loss, its default reduction the mean",
+     ddp(loss="torch.nn.functional.mse_loss(model(x, depth), y)"),
+     r"if each rank's loss was the mean of the squared errors"),
+    ("check_ddp_grad", "each loss halved as in the notebook's replay, and the sum divided "
+     "too", ddp(loss="((model(x, depth) - y) ** 2).sum() / len(batches)"),
+     DDP_WRONG + r"Your result is what you get if you divided by the number of ranks twice "
+     r"\(in each loss and again at the end\)\.\n"),
+    ("check_ddp_grad", "the notebook's replay, .grad left written", """
+def ddp_grad(model, batches, depths):
+    for (x, y), depth in zip(batches, depths):
+        (((model(x, depth) - y) ** 2).sum() / len(batches)).backward()
+    return model.middle_linear.weight.grad
+check_ddp_grad(ddp_grad)
+""", DDP_WHAT.format("1, 3, 2") + r" left a tensor in model\.input_linear\.weight\.grad: "
+     r"leave every \.grad as it was, None \(torch\.autograd\.grad writes none; "
+     r"model\.zero_grad\(\) sets them back to None\)\Z"),
+    ("check_ddp_grad", "the .grad zeroed, not set to None, after copying it", """
+def ddp_grad(model, batches, depths):
+    for (x, y), depth in zip(batches, depths):
+        ((model(x, depth) - y) ** 2).sum().backward()
+    g = model.middle_linear.weight.grad / len(batches)
+    model.zero_grad(set_to_none=False)
+    return g
+check_ddp_grad(ddp_grad)
+""", r" left a tensor in model\.input_linear\.weight\.grad: leave every \.grad as it was, "
+     r"None"),
+    ("check_ddp_grad", "a step taken after the backward passes", """
+def ddp_grad(model, batches, depths):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    for (x, y), depth in zip(batches, depths):
+        (((model(x, depth) - y) ** 2).sum() / len(batches)).backward()
+    g = model.middle_linear.weight.grad.clone()
+    opt.step()
+    opt.zero_grad()
+    return g
+check_ddp_grad(ddp_grad)
+""", DDP_WHAT.format("1, 3, 2") + r" changed the values of model\.input_linear\.weight: "
+     r"leave the weights as they were \(one backward under DDP writes \.grad only; the "
+     r"step comes after\)\Z"),
+    ("check_ddp_grad", "autograd.grad without allow_unused", ddp(
+        unused="", add="total += g"),
+     DDP_WHAT.format("2, 0, 1") + r" raised RuntimeError: .*appears to not have been used "
+     r"in the graph\.\na rank at depth 0 never uses middle_linear, so autograd\.grad "
+     r"refuses: pass allow_unused=True \(it gives None, which counts as zeros\)\Z"),
+    ("check_ddp_grad", "None added to the total", ddp(add="total += g"),
+     DDP_WHAT.format("2, 0, 1") + r" raised TypeError: .*NoneType'" + NONE_GRAD + r"\Z"),
+    ("check_ddp_grad", ".grad read at a rank that skipped the layer", """
+def ddp_grad(model, batches, depths):
+    total = 0
+    for (x, y), depth in zip(batches, depths):
+        ((model(x, depth) - y) ** 2).sum().backward()
+        total = total + model.middle_linear.weight.grad.clone()
+        model.zero_grad()
+    return total / len(batches)
+check_ddp_grad(ddp_grad)
+""", DDP_WHAT.format("2, 0, 1") + r" raised AttributeError: 'NoneType' object has no "
+     r"attribute 'clone'" + NONE_GRAD + r"\Z"),
+    ("check_ddp_grad", "the total made of the notebook's size", ddp(start="torch.zeros(5, 5)"),
+     DDP_WHAT.format("0, 2") + r" raised RuntimeError: The size of tensor a \(5\) must "
+     r"match the size of tensor b \(4\).*\na tensor of a fixed shape met middle_linear\."
+     r"weight's gradient: make it of the weight's shape \(e\.g\. torch\.zeros_like\(w\)\), "
+     r"whatever the net\Z"),
+    ("check_ddp_grad", "DDP itself, without a process group", """
+def ddp_grad(model, batches, depths):
+    model = torch.nn.parallel.DistributedDataParallel(model, find_unused_parameters=True)
+    for (x, y), depth in zip(batches, depths):
+        ((model(x, depth) - y) ** 2).sum().backward()
+    return model.module.middle_linear.weight.grad
+check_ddp_grad(ddp_grad)
+""", DDP_WHAT.format("1, 3, 2") + r" raised ValueError: Default process group has not "
+     r"been initialized.*\nDDP needs a process group: compute here, in one process and "
+     r"without DDP, what DDP gives every rank\Z"),
+    ("check_ddp_grad", "the model's own random depth", ddp(
+        loss="((model(x) - y) ** 2).sum()"),
+     DDP_WHAT.format("1, 3, 2") + r" drew from Python's random \(model\(x\) draws a "
+     r"depth\): run rank r at its depth, model\(x, depths\[r\]\)\Z"),
+    ("check_ddp_grad", "every rank's gradient, in a list", """
+def ddp_grad(model, batches, depths):
+    w = model.middle_linear.weight
+    return [torch.autograd.grad(((model(x, d) - y) ** 2).sum(), w, materialize_grads=True)[0]
+            for (x, y), d in zip(batches, depths)]
+check_ddp_grad(ddp_grad)
+""", DDP_WHAT.format("1, 3, 2") + r" should return a tensor, middle_linear\.weight's "
+     r"gradient, but it returned a list"),
+    ("check_ddp_grad", "the bias's gradient", ddp(
+        start="torch.zeros_like(model.middle_linear.bias)",
+        loss="((model(x, depth) - y) ** 2).sum()\n        w = model.middle_linear.bias"),
+     DDP_WHAT.format("1, 3, 2") + r" returned a tensor of shape \(5,\); middle_linear\."
+     r"weight, and its gradient, have shape \(5, 5\)\Z"),
+    ("check_ddp_grad", "the arguments in another order", """
+def ddp_grad(batches, depths, model):
+    return model.middle_linear.weight
+check_ddp_grad(ddp_grad)
+""", DDP_WHAT.format("1, 3, 2") + r" raised AttributeError: 'list' object has no attribute "
+     r"'middle_linear'\nsomething other than the model was used as one: the arguments come "
+     r"in the order \(model, batches, depths\)\Z"),
+]
+
 EQUIVALENT = {
     (1, "line 6, in-place twin: net.middle_linear(h).clamp(min=0) -> "
         "net.middle_linear(h).clamp_(min=0)"):
@@ -198,4 +375,10 @@ EQUIVALENT = {
         "net.input_linear(x).clamp_(min=0)"):
         "clamp_ changes the fresh output of input_linear, which no node saved: the same "
         "values and the same gradient",
+    (2, "line 5, swap operands: model(x, depth) - y -> y - model(x, depth)"):
+        "the difference is squared: (y - out) ** 2 is (out - y) ** 2, and so is its gradient",
+    (2, "line 6, change a number: 0 -> -1"):
+        "torch.autograd.grad returns a tuple of one gradient, the one input's: [-1] is [0]",
+    (2, "line 7, change a comparison: g is not None -> g != None"):
+        "a tensor compared with None by != gives True, None != None False: the same test",
 }
