@@ -133,6 +133,22 @@ def train_tbptt(W, xs, targs, k, lr):
 check_tbptt(train_tbptt)
 """, r"returned 2 losses; a stream of 6 steps in chunks of 2 has 3 chunks: one loss a "
      r"chunk\nxs.chunk\(2\) makes 2 chunks; chunks of 2 steps each are xs.split\(2\)"),
+    ("check_tbptt", "autograd.grad, then W rebound to a new leaf", """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses = torch.zeros_like(xs[0]), []
+    for start in range(0, len(xs), k):
+        h = h.detach()
+        loss = 0
+        for x_t, targ_t in zip(xs[start:start + k], targs[start:start + k]):
+            h = torch.tanh(x_t + h @ W)
+            loss = loss + ((h - targ_t) ** 2).sum()
+        (g,) = torch.autograd.grad(loss, W)
+        W = (W - lr * g).detach().requires_grad_()
+        losses.append(loss.item())
+    return losses
+check_tbptt(train_tbptt)
+""", r"trained a new tensor, not the W it was given: W = \.\.\. rebinds the name; update W "
+     r"in place"),
     ("check_tbptt", "zero_grad between backward and step: the step moves nothing", """
 def train_tbptt(W, xs, targs, k, lr):
     opt = torch.optim.SGD([W], lr=lr)

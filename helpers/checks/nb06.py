@@ -165,6 +165,12 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
             raise CheckFailed(f"{what} left W a tensor that is not a leaf that requires grad; "
                               f"update it in place under torch.no_grad() (section 4)")
         if torch.equal(w.detach(), w0):
+            right = _tbptt_reference(w0, xs, targs, k, lr)["losses"]
+            if len(losses) == len(right) and len(right) > 1 and torch.allclose(
+                    losses.double(), right.double(), rtol=1e-4, atol=1e-6):
+                raise CheckFailed(f"{what} trained a new tensor, not the W it was given: "
+                                  f"W = ... rebinds the name; update W in place (W -= ... "
+                                  f"under torch.no_grad(), section 4)")
             if w.grad is None or not w.grad.any():
                 raise CheckFailed(f"{what} left W as it was, and W.grad is empty: the "
                                   f"gradient was cleared before the update used it; clear "
