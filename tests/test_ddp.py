@@ -145,6 +145,25 @@ def checkpointed_under_ddp(rank, world_size, use_reentrant):
     return grad
 
 
+def bucket_events(rank, world_size):
+    """What one backward of ddp.train's model under DDP runs to fill a bucket and to
+    all-reduce it, in order (torch's profiler): the names of those events."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+    from torch.profiler import ProfilerActivity, profile
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(ddp.DynamicNet(1000, 100, 10))
+    inp, targ = ddp.rows(rank)
+    loss = ((model(inp, 2) - targ) ** 2).sum()
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        loss.backward()
+    dist.destroy_process_group()
+    events = sorted(prof.events(), key=lambda e: e.time_range.start)
+    return [e.name for e in events if "mul_out" in e.name or "allreduce" in e.name]
+
+
 def left_behind(job) -> list[str]:
     """The files of this job still on disk: torch's error files, the result folder.
     (Per job, not a listing of the temporary folder: other tests may run meanwhile.)"""
@@ -346,3 +365,14 @@ def test_reentrant_checkpoint_and_find_unused_parameters():
     plain = ddp.launch(ddp.train, depths=[[2], [2]], find_unused_parameters=True).results()
     for rank in range(2):
         torch.testing.assert_close(grads[rank], plain[rank][0]["middle_linear.weight"])
+
+
+def test_ddp_divides_each_gradient_as_it_copies_it_then_the_all_reduce_sums():
+    """Notebook 07 §2: DDP's hook divides each gradient by the number of ranks as it
+    copies it into the bucket (the Reducer's mul_out, once per parameter), and only
+    then is the bucket all-reduced (a sum: gloo's default op)."""
+    for names in ddp.launch(bucket_events).results():
+        divisions = [i for i, n in enumerate(names) if n.endswith("reducer::mul_out")]
+        all_reduces = [i for i, n in enumerate(names) if "allreduce" in n]
+        assert len(divisions) == 6 and all_reduces, names
+        assert max(divisions) < min(all_reduces), names
