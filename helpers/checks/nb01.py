@@ -18,6 +18,7 @@ import torch
 
 from helpers.checks import (
     CheckFailed,
+    _close,
     a_type,
     call_answer,
     dtype_name,
@@ -252,11 +253,6 @@ def _linear_case(n: int, n_in: int, n_out: int, dtype: torch.dtype, g: torch.Gen
     return inp, out, w, b
 
 
-def _same(a: torch.Tensor, b: Any) -> bool:
-    return isinstance(b, torch.Tensor) and a.shape == b.shape and torch.allclose(
-        a.detach().double(), b.double(), rtol=1e-5, atol=1e-6 * max(b.abs().max().item(), 1e-3))
-
-
 def _linear_mistake(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor],
                     x: torch.Tensor, w: torch.Tensor, up: torch.Tensor) -> dict[str, dict]:
     """The diagnosed mistakes that give exactly `ours` (one sentence naming each), as a
@@ -268,9 +264,9 @@ def _linear_mistake(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Te
                           "mean": ref["w.g"] / n},
                   "b.g": {"mean": ref["b.g"] / n}}
     for name, g in ours.items():
-        if _same(g, ref[name]):
+        if _close(g, ref[name], ref[name]):
             continue
-        found[name] = next((tag for tag, r in candidates[name].items() if _same(g, r)), None)
+        found[name] = next((tag for tag, r in candidates[name].items() if _close(g, r, r)), None)
         if found[name] is None:
             return {}
     said = []
