@@ -165,8 +165,18 @@ def train_tbptt(W, xs, targs, k, lr):
         losses.append(loss.item())
     return losses
 check_tbptt(train_tbptt)
-""", r"left W as it was, and W.grad is empty: the gradient was cleared before the update "
+""", r"left W as it was, and W.grad is None: the gradient was cleared before the update "
      r"used it; clear it before backward\(\), not between backward\(\) and the update\Z"),
+    ("check_tbptt", "W.grad zeroed in place, but not yet there before the first backward",
+     tbptt(clear="W.grad.zero_()"),
+     r"raised AttributeError: 'NoneType' object has no attribute 'zero_'\.?\n"
+     r"a \.grad is None until a backward fills it: zero it only when it is not None, or "
+     r"set W.grad = None instead\Z"),
+    ("check_tbptt", "W.grad zeroed in place between backward and the update",
+     tbptt(clear="", update="W.grad.zero_()\n        with torch.no_grad():\n"
+                            "            W -= lr * W.grad"),
+     r"left W as it was, and W.grad is all zeros: the gradient was cleared before the "
+     r"update used it"),
     ("check_tbptt", "torch.optim.SGD with the tutorial's momentum", """
 def train_tbptt(W, xs, targs, k, lr):
     opt = torch.optim.SGD([W], lr=lr, momentum=0.9)
@@ -195,6 +205,14 @@ check_tbptt(train_tbptt)
      r"changed xs in place"),
     ("check_broken_nodes", "a node counted once per path to it",
      broken(skip="pass"), r"once for each path that reaches it"),
+    ("check_broken_nodes", "nodes told apart by name: one of two MmBackward0 never seen",
+     broken(skip="if node.name() in seen:\n            continue\n        seen.add(node.name())"),
+     r"\nYour result is what you get if nodes are told apart by name\(\): two nodes can "
+     r"share one: list a name once per broken node, and remember nodes, not names, as "
+     r"seen\.\Z"),
+    ("check_broken_nodes", "the names deduplicated with a set", broken(result="list(set(broken))"),
+     r"returned \['ExpBackward0', 'MulBackward0'\], expected \['ExpBackward0', 'MulBackward0', "
+     r"'MulBackward0'\]\nYour result is what you get if nodes are told apart by name\(\)"),
     ("check_broken_nodes", "a node listed once per broken saved tensor",
      broken(found="broken.append(node.name())"), r"once for each of its saved tensors"),
     ("check_broken_nodes", "every node that saved something", """

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dis
 import os
 import warnings
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -150,7 +151,10 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
                         "no_grad_fn": "the loss was not recorded by autograd: it must come "
                                       "from the W you were given; W = W - ... makes a new "
                                       "tensor, so update W in place under torch.no_grad() "
-                                      "(section 4)"})
+                                      "(section 4)",
+                        (AttributeError, "'NoneType' object has no attribute 'zero_'"):
+                            "a .grad is None until a backward fills it: zero it only "
+                            "when it is not None, or set W.grad = None instead"})
         except CheckFailed as failure:
             cause = failure.__cause__
             if i and isinstance(cause, RuntimeError) and "\n" not in str(failure) and any(
@@ -172,7 +176,8 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
                                   f"W = ... rebinds the name; update W in place (W -= ... "
                                   f"under torch.no_grad(), section 4)")
             if w.grad is None or not w.grad.any():
-                raise CheckFailed(f"{what} left W as it was, and W.grad is empty: the "
+                state = "None" if w.grad is None else "all zeros"
+                raise CheckFailed(f"{what} left W as it was, and W.grad is {state}: the "
                                   f"gradient was cleared before the update used it; clear "
                                   f"it before backward(), not between backward() and the "
                                   f"update")
@@ -250,6 +255,21 @@ def _broken_reference(loss: torch.Tensor) -> dict[str, list[str]]:
             sorted(n.name() for n in unique if counts[n][0] + counts[n][1]),
         "every node with a _saved_ attribute": sorted(n.name() for n in unique if sum(counts[n])),
     }
+
+
+def _by_name(got: list[str], loss: torch.Tensor) -> bool:
+    """True when `got` is what a walk that tells nodes apart by ``name()`` can return:
+    each name at most once; a name whose nodes are all broken in it, a name with no
+    broken node not in it, a name with both either way (which node was seen first)."""
+    if len(set(got)) != len(got):
+        return False
+    nodes, broken = Counter(), Counter()
+    for node in _walk(loss):
+        nodes[node.name()] += 1
+        broken[node.name()] += bool(_saved_broken(node)[1])
+    return set(got) <= set(nodes) and all(
+        (name in got) if broken[name] == nodes[name] else
+        (name not in got) if not broken[name] else True for name in nodes)
 
 
 def _seeded(build: Callable[..., Any], seed: int):
@@ -414,6 +434,11 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
             if got == answers[mistake] != answers["right"]:
                 message += f"\nYour result is what you get if {hint}."
                 break
+        else:
+            if _by_name(got, loss):
+                message += ("\nYour result is what you get if nodes are told apart by "
+                            "name(): two nodes can share one: list a name once per "
+                            "broken node, and remember nodes, not names, as seen.")
         raise CheckFailed(message)
     passed("every broken node found, once each, in all seven graphs")
 
