@@ -245,6 +245,35 @@ WRONG += [
     ("check_ddp_grad", "divided by 2, the notebook's two ranks", ddp(result="total / 2"),
      DDP_WRONG + r"Your result is what you get if you divided by 2, not by the number of "
      r"ranks, len\(batches\)\.\n"),
+    ("check_ddp_grad", "divided by the number of rows", """
+def ddp_grad(model, batches, depths):
+    w, total, rows = model.middle_linear.weight, 0, 0
+    for (x, y), depth in zip(batches, depths):
+        loss = ((model(x, depth) - y) ** 2).sum()
+        total = total + torch.autograd.grad(loss, w, materialize_grads=True)[0]
+        rows += len(x)
+    return total / rows
+check_ddp_grad(ddp_grad)
+""", DDP_WRONG + r"Your result is what you get if you divided by the number of rows, not by "
+     r"the number of ranks\.\n"),
+    ("check_ddp_grad", "all the rows as one batch at rank 0's depth, divided", """
+def ddp_grad(model, batches, depths):
+    x = torch.cat([x for x, _ in batches])
+    y = torch.cat([y for _, y in batches])
+    loss = ((model(x, depths[0]) - y) ** 2).sum() / len(batches)
+    return torch.autograd.grad(loss, model.middle_linear.weight)[0]
+check_ddp_grad(ddp_grad)
+""", DDP_WRONG + r"Your result is what you get if you ran all the ranks' rows as one batch "
+     r"at rank 0's depth, then divided; each rank runs its own rows at its own depth\.\n"),
+    ("check_ddp_grad", "all the rows as one batch at rank 0's depth", """
+def ddp_grad(model, batches, depths):
+    x = torch.cat([x for x, _ in batches])
+    y = torch.cat([y for _, y in batches])
+    loss = ((model(x, depths[0]) - y) ** 2).sum()
+    return torch.autograd.grad(loss, model.middle_linear.weight)[0]
+check_ddp_grad(ddp_grad)
+""", DDP_WRONG + r"Your result is what you get if you ran all the ranks' rows as one batch "
+     r"at rank 0's depth; each rank runs its own rows at its own depth\.\n"),
     ("check_ddp_grad", "rank 0's gradient only", """
 def ddp_grad(model, batches, depths):
     x, y = batches[0]

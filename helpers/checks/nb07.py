@@ -365,6 +365,15 @@ def _ddp_case(answer: Callable[..., Any], case: int, depths: list[int],
                   "all of them (a rank that skipped it adds zeros)"] = total / used
     if n != 2 and used != 2:
         mistakes["you divided by 2, not by the number of ranks, len(batches)"] = total / 2
+    mistakes["you divided by the number of rows, not by the number of ranks"] = \
+        total / sum(rows)
+    if depths[0]:
+        xs, ys = (torch.cat(part) for part in zip(*batches))
+        one = _own_grad(net, xs, ys, depths[0])
+        mistakes["you ran all the ranks' rows as one batch at rank 0's depth; each rank "
+                  "runs its own rows at its own depth"] = one
+        mistakes["you ran all the ranks' rows as one batch at rank 0's depth, then "
+                  "divided; each rank runs its own rows at its own depth"] = one / n
     for r, g in enumerate(own):
         mistakes[f"you returned rank {r}'s own gradient; DDP gives every rank the "
                      f"mean over the ranks"] = g
