@@ -167,6 +167,12 @@ def train_tbptt(W, xs, targs, k, lr):
 check_tbptt(train_tbptt)
 """, r"left W as it was, and W.grad is None: the gradient was cleared before the update "
      r"used it; clear it before backward\(\), not between backward\(\) and the update\Z"),
+    ("check_tbptt", "a chunk sliced xs[start:k]: empty after the first",
+     tbptt().replace("zip(xs[start:start + k], targs[start:start + k])",
+                     "zip(xs[start:k], targs[start:k])"),
+     r"raised AttributeError: 'int' object has no attribute 'backward'\.?\n"
+     r"the loss was still the number 0 at backward\(\): a chunk had no steps, or the "
+     r"loop never added into loss\Z"),
     ("check_tbptt", "W.grad zeroed in place, but not yet there before the first backward",
      tbptt(clear="W.grad.zero_()"),
      r"raised AttributeError: 'NoneType' object has no attribute 'zero_'\.?\n"
@@ -213,6 +219,11 @@ check_tbptt(train_tbptt)
     ("check_broken_nodes", "the names deduplicated with a set", broken(result="list(set(broken))"),
      r"returned \['ExpBackward0', 'MulBackward0'\], expected \['ExpBackward0', 'MulBackward0', "
      r"'MulBackward0'\]\nYour result is what you get if nodes are told apart by name\(\)"),
+    ("check_broken_nodes", "None in next_functions followed",
+     broken().replace("for f, _ in node.next_functions if f)", "for f, _ in node.next_functions)"),
+     r"raised AttributeError: 'NoneType' object has no attribute '(_|\w)+'\.?\n"
+     r"next_functions holds None for an input that needs no gradient: skip it "
+     r"\(if f is not None\)\Z"),
     ("check_broken_nodes", "a node listed once per broken saved tensor",
      broken(found="broken.append(node.name())"), r"once for each of its saved tensors"),
     ("check_broken_nodes", "every node that saved something", """

@@ -110,6 +110,8 @@ def _as_losses(result: Any, xs: torch.Tensor, k: int, what: str) -> torch.Tensor
     return torch.tensor(values)
 
 
+_ZERO = ("the loss was still the number 0 at backward(): a chunk had no steps, or the "
+         "loop never added into loss")
 _SIZES = ("must match the size", "shapes cannot be multiplied", "size mismatch")
 
 
@@ -154,7 +156,9 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
                                       "(section 4)",
                         (AttributeError, "'NoneType' object has no attribute 'zero_'"):
                             "a .grad is None until a backward fills it: zero it only "
-                            "when it is not None, or set W.grad = None instead"})
+                            "when it is not None, or set W.grad = None instead",
+                        (AttributeError, "'int' object has no attribute 'backward'"): _ZERO,
+                        (AttributeError, "'float' object has no attribute 'backward'"): _ZERO})
         except CheckFailed as failure:
             cause = failure.__cause__
             if i and isinstance(cause, RuntimeError) and "\n" not in str(failure) and any(
@@ -389,7 +393,10 @@ def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
                      "such as 'SigmoidBackward0'",
                 errors={"inplace_saved": "reading a saved tensor that was changed raises "
                                          "this error: catch it (try: ... except "
-                                         "RuntimeError:) and list that node as broken"})
+                                         "RuntimeError:) and list that node as broken",
+                        (AttributeError, "'NoneType' object has no attribute"):
+                            "next_functions holds None for an input that needs no "
+                            "gradient: skip it (if f is not None)"})
         except CheckFailed as failure:
             if _ran_backward(failure.__cause__):
                 first = str(failure).split("\n")[0]
