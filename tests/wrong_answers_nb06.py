@@ -167,6 +167,16 @@ def train_tbptt(W, xs, targs, k, lr):
 check_tbptt(train_tbptt)
 """, r"left W as it was, and W.grad is None: the gradient was cleared before the update "
      r"used it; clear it before backward\(\), not between backward\(\) and the update\Z"),
+    ("check_tbptt", "W.grad = None between backward and the update",
+     tbptt(clear="", update="W.grad = None\n        with torch.no_grad():\n"
+                            "            W -= lr * W.grad"),
+     r"raised TypeError: unsupported operand type\(s\) for \*: 'float' and 'NoneType'\.?\n"
+     r"a \.grad was None when the update read it: clear it before backward\(\), not "
+     r"between backward\(\) and the update\Z"),
+    ("check_tbptt", "W rebound out of place, without no_grad",
+     tbptt(update="W = W - lr * W.grad"),
+     r"read \.grad of a tensor that is not a leaf, which is None: if it was W, W = W - \.\.\. "
+     r"made it a new tensor; update W in place under torch.no_grad\(\) \(section 4\)\Z"),
     ("check_tbptt", "a chunk sliced xs[start:k]: empty after the first",
      tbptt().replace("zip(xs[start:start + k], targs[start:start + k])",
                      "zip(xs[start:k], targs[start:k])"),
@@ -219,6 +229,10 @@ check_tbptt(train_tbptt)
     ("check_broken_nodes", "the names deduplicated with a set", broken(result="list(set(broken))"),
      r"returned \['ExpBackward0', 'MulBackward0'\], expected \['ExpBackward0', 'MulBackward0', "
      r"'MulBackward0'\]\nYour result is what you get if nodes are told apart by name\(\)"),
+    ("check_broken_nodes", "only _saved_self, _other and _result read: addmm's mat1 missed",
+     broken().replace('if name.startswith("_saved_"):',
+                      'if name in ("_saved_self", "_saved_other", "_saved_result"):'),
+     r"returned \['ReluBackward0'\], expected \['AddmmBackward0', 'ReluBackward0'\]\Z"),
     ("check_broken_nodes", "None in next_functions followed",
      broken().replace("for f, _ in node.next_functions if f)", "for f, _ in node.next_functions)"),
      r"raised AttributeError: 'NoneType' object has no attribute '(_|\w)+'\.?\n"

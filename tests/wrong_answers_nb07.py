@@ -256,6 +256,18 @@ def ddp_grad(model, batches, depths):
 check_ddp_grad(ddp_grad)
 """, DDP_WRONG + r"Your result is what you get if you divided by the number of rows, not by "
      r"the number of ranks\.\n"),
+    ("check_ddp_grad", "each rank weighted by its share of the rows", """
+def ddp_grad(model, batches, depths):
+    w, total = model.middle_linear.weight, 0
+    rows = sum(len(x) for x, _ in batches)
+    for (x, y), depth in zip(batches, depths):
+        loss = ((model(x, depth) - y) ** 2).sum()
+        g = torch.autograd.grad(loss, w, materialize_grads=True)[0]
+        total = total + g * len(x) / rows
+    return total
+check_ddp_grad(ddp_grad)
+""", DDP_WRONG + r"Your result is what you get if you weighted each rank by its share of the "
+     r"rows; DDP gives every rank the same weight, 1/len\(batches\)\.\n"),
     ("check_ddp_grad", "all the rows as one batch at rank 0's depth, divided", """
 def ddp_grad(model, batches, depths):
     x = torch.cat([x for x, _ in batches])

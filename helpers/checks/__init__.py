@@ -222,13 +222,13 @@ def _diagnose(e: BaseException, seen: list, errors: Mapping[Any, str] | None) ->
             f"`{name}` is not defined in this kernel: run the cell that defines or "
             f"imports it (after a restart, start from the exercise's check cell)"))
     text = str(e)
+    if any("is not a leaf Tensor is being accessed" in str(w.message) for w in seen):
+        return sentences.get("nonleaf_grad", (     # the likeliest cause of what followed
+            "your code read .grad of a tensor that is not a leaf, which is None: "
+            "autograd keeps .grad on leaves only (notebook 03)"))
     for key, sentence in (errors or {}).items():     # a check's own (type, text) patterns
         if isinstance(key, tuple) and isinstance(e, key[0]) and key[1] in text:
             return sentence
-    if any("is not a leaf Tensor is being accessed" in str(w.message) for w in seen):
-        return sentences.get("nonleaf_grad", (
-            "your code read .grad of a tensor that is not a leaf, which is None: "
-            "autograd keeps .grad on leaves only (notebook 03)"))
     for key, (part, _) in AUTOGRAD_ERRORS.items():
         if part in text and (key != "dtype" or isinstance(e, RuntimeError)):
             return sentences[key]

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dis
 import os
 import warnings
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -157,6 +156,13 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
                         (AttributeError, "'NoneType' object has no attribute 'zero_'"):
                             "a .grad is None until a backward fills it: zero it only "
                             "when it is not None, or set W.grad = None instead",
+                        "nonleaf_grad": "your code read .grad of a tensor that is not a "
+                                        "leaf, which is None: if it was W, W = W - ... made "
+                                        "it a new tensor; update W in place under "
+                                        "torch.no_grad() (section 4)",
+                        (TypeError, "'NoneType'"):
+                            "a .grad was None when the update read it: clear it before "
+                            "backward(), not between backward() and the update",
                         (AttributeError, "'int' object has no attribute 'backward'"): _ZERO,
                         (AttributeError, "'float' object has no attribute 'backward'"): _ZERO})
         except CheckFailed as failure:
@@ -262,18 +268,43 @@ def _broken_reference(loss: torch.Tensor) -> dict[str, list[str]]:
 
 
 def _by_name(got: list[str], loss: torch.Tensor) -> bool:
-    """True when `got` is what a walk that tells nodes apart by ``name()`` can return:
-    each name at most once; a name whose nodes are all broken in it, a name with no
-    broken node not in it, a name with both either way (which node was seen first)."""
-    if len(set(got)) != len(got):
-        return False
-    nodes, broken = Counter(), Counter()
-    for node in _walk(loss):
-        nodes[node.name()] += 1
-        broken[node.name()] += bool(_saved_broken(node)[1])
-    return set(got) <= set(nodes) and all(
-        (name in got) if broken[name] == nodes[name] else
-        (name not in got) if not broken[name] else True for name in nodes)
+    """True when `got` is what a walk that tells nodes apart by ``name()`` returns: the
+    broken names deduplicated (a set), or a walk whose seen-set holds names, depth
+    first (stack or recursion) or breadth first, marking a node seen when it is taken
+    or when it is queued."""
+    right = _broken_reference(loss)["right"]
+    if got == sorted(set(right)) != right:
+        return True
+
+    def walk(take: int, at_push: bool) -> list[str]:
+        found, seen, todo = [], {loss.grad_fn.name()}, [loss.grad_fn]
+        while todo:
+            node = todo.pop(take)
+            if not at_push:
+                if node.name() in seen and node is not loss.grad_fn:
+                    continue
+                seen.add(node.name())
+            if _saved_broken(node)[1]:
+                found.append(node.name())
+            for f, _ in node.next_functions:
+                if f is None or (at_push and f.name() in seen):
+                    continue
+                if at_push:
+                    seen.add(f.name())
+                todo.append(f)
+        return sorted(found)
+
+    def recurse(node, seen: set, found: list) -> list:
+        if node.name() not in seen:
+            seen.add(node.name())
+            found += [node.name()] if _saved_broken(node)[1] else []
+            for f, _ in node.next_functions:
+                if f is not None:
+                    recurse(f, seen, found)
+        return found
+
+    walks = [walk(take, at_push) for take in (-1, 0) for at_push in (False, True)]
+    return got in walks + [sorted(recurse(loss.grad_fn, set(), []))]
 
 
 def _seeded(build: Callable[..., Any], seed: int):

@@ -367,6 +367,8 @@ def _ddp_case(answer: Callable[..., Any], case: int, depths: list[int],
         mistakes["you divided by 2, not by the number of ranks, len(batches)"] = total / 2
     mistakes["you divided by the number of rows, not by the number of ranks"] = \
         total / sum(rows)
+    mistakes["you weighted each rank by its share of the rows; DDP gives every rank the "
+              "same weight, 1/len(batches)"] = sum(g * r for g, r in zip(own, rows)) / sum(rows)
     if depths[0]:
         xs, ys = (torch.cat(part) for part in zip(*batches))
         one = _own_grad(net, xs, ys, depths[0])
