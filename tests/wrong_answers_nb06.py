@@ -352,6 +352,12 @@ def broken_nodes(loss):
 check_broken_nodes(broken_nodes)
 """, r"\nYour function called backward, which raised this error: broken_nodes must not "
      r"call backward"),
+    ("check_make_sgd", "one parameter group a module: a tied tensor in two groups",
+     SGD.format(body="return torch.optim.SGD([{\"params\": m.parameters()} for m in modules], "
+                     "lr=lr)"),
+     r"raised ValueError: some parameters appear in more than one parameter group\.?\n"
+     r"a tied tensor in two parameter groups is refused \(section 6\): list each tensor "
+     r"once, in one group\Z"),
     ("check_make_sgd", "the modules' parameters, concatenated",
      SGD.format(body="return torch.optim.SGD(params, lr=lr, momentum=0.9)"),
      r"holds emb.weight 2 times, so each step would move it 2 times"),

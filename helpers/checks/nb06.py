@@ -585,7 +585,11 @@ def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
             try:
                 optimizer = call_answer(make_sgd, list(modules), lr, what=what,
                                         hint="it is called as make_sgd(modules, lr) with a "
-                                             "list of modules, and returns a torch.optim.SGD")
+                                             "list of modules, and returns a torch.optim.SGD",
+                                        errors={(ValueError, "more than one parameter group"):
+                                                "a tied tensor in two parameter groups is "
+                                                "refused (section 6): list each tensor once, "
+                                                "in one group"})
             except CheckFailed as failure:
                 if _raised_by_in_test(failure.__cause__):
                     raise CheckFailed(
