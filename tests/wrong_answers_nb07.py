@@ -155,8 +155,27 @@ check_checkpointed(forward_checkpointed)
      r"drew nothing from Python's random"),
     ("check_checkpointed", "random.randint(0, 2): the same state, another depth",
      forward(depth="random.randint(0, 2)"),
-     WHAT.format("False", 4) + r" ran middle_linear 0 times, but random\.randint\(0, 3\) "
-     r"drew depth 1: run it depth times\Z"),
+     WHAT.format("False", 4) + r" never called the middle_linear of the net it was given, "
+     r"but random\.randint\(0, 3\) drew depth 1: run net\.middle_linear depth times, on the "
+     r"net passed in\Z"),
+    ("check_checkpointed", "section 1's middle, which uses the notebook's own net", """
+import torch
+other = DynamicNet(6, 5, 2)
+
+
+def middle(h, depth):
+    for _ in range(depth):
+        h = other.middle_linear(h).clamp(min=0)
+    return h
+
+
+def forward_checkpointed(net, x, use_reentrant):
+    depth = random.randint(0, 3)
+    h = net.input_linear(x).clamp(min=0)
+    h = checkpoint(middle, h, depth, use_reentrant=use_reentrant)
+    return net.output_linear(h)
+check_checkpointed(forward_checkpointed)
+""", WHAT.format("False", 4) + r" never called the middle_linear of the net it was given"),
     ("check_checkpointed", "random.randint(0, 4)", forward(depth="random.randint(0, 4)"),
      WHAT.format("False", 5) + r" did not draw from Python's random as one "
      r"random\.randint\(0, 3\) does: draw the depth so, once a call\Z"),

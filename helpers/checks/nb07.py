@@ -157,6 +157,10 @@ def _one_case(answer: Callable[..., Any], seed: int, depth: int,
         _expect_one_draw(drawn_once, seed, what)
         forward_calls = len(calls)
         bypassed = forward_calls == 0 and depth and torch.allclose(out, ref["output"])
+        if forward_calls == 0 and depth and not bypassed:
+            raise CheckFailed(f"{what} never called the middle_linear of the net it was "
+                              f"given, but random.randint(0, 3) drew depth {depth}: run "
+                              f"net.middle_linear depth times, on the net passed in")
         if forward_calls != depth and not bypassed:
             raise CheckFailed(f"{what} ran middle_linear {forward_calls} times, but "
                               f"random.randint(0, 3) drew depth {depth}: run it depth "
