@@ -92,6 +92,7 @@ class GradComparison:
 
     def __init__(self, rows: list[Row]):
         self.rows = rows
+        self.exact = False      # set by check(exact=True): every row bit for bit
 
     @property
     def ok(self) -> bool:
@@ -109,10 +110,22 @@ class GradComparison:
                 return r
         raise KeyError(f"no tensor named {name!r}; have {[r.name for r in self.rows]}")
 
-    def check(self) -> GradComparison:
-        """Raise `AssertionError` naming every tensor that differs; else return self."""
+    def check(self, exact: bool = False) -> GradComparison:
+        """Raise `AssertionError` naming every tensor that differs; else return self.
+
+        With ``exact=True`` every tensor must equal its reference bit for bit
+        (max|a-b| is 0); the table then prints that 0, which only an asserted
+        equality may show (a coincidental 0 on one CPU is rounding noise on another).
+        """
         if not self.ok:
             raise AssertionError(f"gradients differ for {', '.join(self.failures)}:\n{self}")
+        if exact:
+            unequal = [r.name for r in self.rows if r.max_abs_diff != 0]
+            if unequal:
+                raise AssertionError(
+                    f"gradients match but not bit for bit for {', '.join(unequal)}:\n{self}"
+                )
+            self.exact = True
         return self
 
     # -- display -----------------------------------------------------------
@@ -130,7 +143,7 @@ class GradComparison:
                 r.name,
                 str(tuple(r.shape)),
                 "yes" if r.close else "NO",
-                self.WITHIN if r.close else _num(r.max_abs_diff),
+                ("0" if self.exact else self.WITHIN) if r.close else _num(r.max_abs_diff),
                 _num(r.atol),
             )
             for r in self.rows
@@ -139,6 +152,8 @@ class GradComparison:
     def _summary(self) -> str:
         n = len(self.rows)
         verdict = f"all {n} match" if self.ok else f"{len(self.failures)} of {n} differ"
+        if self.exact:
+            return f"all {n} equal, bit for bit"
         rtols = sorted({r.rtol for r in self.rows})
         rtol = ", ".join(f"{r:g}" for r in rtols)
         return f"{verdict} (|a-b| <= atol + rtol*|b|, rtol={rtol})"

@@ -197,3 +197,20 @@ def test_tables_do_not_show_rounding_noise():
             text, page = str(cmp), cmp._repr_html_()
         assert (str(cmp), cmp._repr_html_()) == (text, page)
     assert "exact" not in text and "within tol" in text.splitlines()[1]
+
+
+def test_check_exact_prints_zero_only_when_asserted():
+    ours = _grads()
+    same = {k: v.clone() for k, v in ours.items()}
+    plain = compare(ours, same)
+    assert "within tol" in str(plain) and " 0 " not in str(plain)  # not asserted yet
+    cmp = compare(ours, same).check(exact=True)
+    lines = str(cmp).splitlines()
+    assert all(line.split()[-2] == "0" for line in lines[1:-1])
+    assert lines[-1] == f"all {len(ours)} equal, bit for bit"
+    assert "<td>0</td>" in cmp._repr_html_()
+    near = {k: v.clone() for k, v in ours.items()}
+    near["b1"][0] += 1e-9                      # within tol, not bit for bit
+    with pytest.raises(AssertionError, match="not bit for bit for b1"):
+        compare(ours, near).check(exact=True)
+    assert compare(ours, near).check().ok      # the tolerant check still passes
