@@ -210,7 +210,7 @@ def test_check_exact_prints_zero_only_when_asserted():
     assert lines[-1] == f"all {len(ours)} equal, bit for bit"
     assert "<td>0</td>" in cmp._repr_html_()
     near = {k: v.clone() for k, v in ours.items()}
-    near["b1"][0] += 1e-9                      # within tol, not bit for bit
+    near["b1"][0] = torch.nextafter(near["b1"][0], torch.tensor(9.0))  # 1 ulp
     with pytest.raises(AssertionError, match="not bit for bit for b1"):
         compare(ours, near).check(exact=True)
     assert compare(ours, near).check().ok      # the tolerant check still passes
