@@ -10,6 +10,9 @@ One concern a module:
 - `helpers.plots`     figures: the lesson-8 layer flow, autograd graphs, log-log axes
 - `helpers.errors`    short, path-free tracebacks (`%load_ext helpers.errors`) and
                       one-line proofs: `expect_error`, `expect_warning`
+- `helpers.stepper`   a step-through: frames (SVG) and captions a learner pages
+                      through, one deterministic cell output
+- `helpers.stories`   the step-throughs' recorded events, drawn (one module a story)
 - `helpers.ddp`       torch's launcher for a few local processes, and DynamicNet
                       under DistributedDataParallel (notebook 07)
 - `helpers.checks`    the exercise checks, one module a notebook

@@ -1,0 +1,7 @@
+"""The course's step-throughs: events recorded as they happen, drawn frame by frame.
+
+One module a story, each drawn with `helpers.stepper`:
+
+- `helpers.stories.objects`  notebook 02: lesson 8's layers and the tensor objects
+                             they hold, through one forward and one backward pass
+"""
