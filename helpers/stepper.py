@@ -11,19 +11,23 @@ The output is one HTML block (Previous/Next buttons, a slider, the arrow keys,
 a swipe on a touch screen, and a one-line caption per frame) plus a plain-text
 transcript of the captions. Both are deterministic: the same frames give the
 same bytes (no random ids, no timestamps, numbers rounded by `Canvas`), so
-strict nbval compares them like any other output. Nothing is fetched: the
-frames are inline SVG, text in the page's own font and colours (light or dark
-theme alike), and the script is a few lines inline. Without JavaScript (a
-viewer that strips scripts) every frame is shown, one under the other, each
-with its caption.
+strict nbval compares them like any other output. Nothing is fetched: each
+frame is an SVG image inside the output (a ``data:`` URI, drawn on a white card
+in any theme), and the script is a few lines inline. JupyterLab shows an
+untrusted notebook's outputs without scripts: there the first frame shows, with
+"Run this cell to step through all N steps" (running it makes the output
+trusted).
 
 Its root element carries ``data-stepper="N"`` (N frames), each frame
-``data-frame="i"`` (from 0), the buttons ``data-step="prev"``/``"next"``.
+``data-frame="i"`` (from 0); the script adds the controls, the buttons
+``data-step="prev"``/``"next"``.
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import re
 import textwrap
 from collections.abc import Sequence
 
@@ -122,66 +126,67 @@ class Canvas:
                   dict(x=x, y=y0 - max(h, 0), width=w, height=abs(h)))
 
     def svg(self) -> str:
-        """The picture as one ``<svg>`` element, scaled to the width it is shown at."""
+        """The picture as a standalone SVG document: a white card with its own style sheet
+        (it is shown as an image, which sees no page styles)."""
         w, h = _n(self.width), _n(self.height)
-        return (f'<svg viewBox="0 0 {w} {h}" width="{w}" height="{h}" role="img">'
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w} {h}" '
+                f'width="{w}" height="{h}"><style>{_SVG_STYLE}</style>'
+                f'<rect width="100%" height="100%" fill="#fff"/>'
                 + "".join(self._items) + "</svg>")
 
 
+# Frames are drawn on a white card in every theme, as the course's figures are.
+_SVG_STYLE = (
+    "text{font-family:sans-serif;font-size:13px;fill:#1a1a1a}"
+    ".small{font-size:11px}.bold{font-weight:bold}.mono{font-family:monospace}"
+    ".box{fill:#f2f2f2;stroke:#444;stroke-width:1.2}"
+    ".edge{stroke:#444;stroke-width:1.4;fill:none}.head{fill:#444}"
+    ".bar{fill:#444;opacity:.6}.dashed{stroke-dasharray:5 3}.faint{opacity:.35}"
+    ".hot{stroke-width:2.8}text.hot{font-weight:bold}"
+    ".box.blue{fill:#dbe9f6;stroke:#1f77b4}.box.red{fill:#fbe0e0;stroke:#c62828}"
+    ".box.orange{fill:#fff0dc;stroke:#e8710a}.box.green{fill:#dff3df;stroke:#2e7d32}"
+    ".box.grey{fill:#eee;stroke:#777}"
+    ".edge.blue{stroke:#1f77b4}.head.blue,.bar.blue,text.blue{fill:#1f5f99}"
+    ".edge.red{stroke:#c62828}.head.red,.bar.red,text.red{fill:#b71c1c}"
+    ".edge.orange{stroke:#e8710a}.head.orange,.bar.orange{fill:#e8710a}text.orange{fill:#b35400}"
+    ".edge.green{stroke:#2e7d32}.head.green,.bar.green,text.green{fill:#2e7d32}"
+    ".edge.grey{stroke:#777}.head.grey,.bar.grey{fill:#777}text.grey{fill:#555}"
+)
+
+
+# The controls' look; where a viewer strips <style> (an untrusted notebook in
+# JupyterLab) the script is stripped too, and only the first frame shows, with a note.
 _STYLE = """<style>
-.g2g-stepper{max-width:560px;margin:.5em 0;font-family:inherit;color:inherit;outline:none}
+.g2g-stepper{max-width:520px;margin:.5em 0;outline:none}
 .g2g-stepper:focus-visible{box-shadow:0 0 0 2px #1f77b4;border-radius:4px}
-.g2g-title{font-weight:bold;margin-bottom:.3em}
-.g2g-stepper figure{margin:0 0 1em 0}
-.g2g-stepper svg{display:block;width:100%;height:auto;overflow:visible}
+.g2g-stepper img{display:block;width:100%;height:auto;border-radius:4px}
 .g2g-stepper figcaption{margin-top:.3em;min-height:2.6em;line-height:1.3}
-.g2g-stepper.g2g-live figure{margin:0}
-.g2g-stepper figure[hidden]{display:none}
-.g2g-controls{display:flex;align-items:center;gap:.5em;margin-top:.4em}
-.g2g-controls[hidden]{display:none}
+.g2g-controls{display:flex;align-items:center;gap:.5em;margin-top:.3em}
 .g2g-controls button{font:inherit;padding:.3em .7em;min-height:2.2em;cursor:pointer;
  border:1px solid currentColor;border-radius:4px;background:transparent;color:inherit}
 .g2g-controls button:disabled{opacity:.35;cursor:default}
 .g2g-controls input{flex:1;min-width:4em}
 .g2g-count{font-variant-numeric:tabular-nums;white-space:nowrap}
-.g2g-stepper .label{fill:currentColor;font-size:13px}
-.g2g-stepper .small{font-size:11px}
-.g2g-stepper .bold{font-weight:bold}
-.g2g-stepper .mono{font-family:monospace}
-.g2g-stepper .box{fill:rgba(127,127,127,.10);stroke:currentColor;stroke-width:1.2}
-.g2g-stepper .edge{stroke:currentColor;stroke-width:1.4;fill:none}
-.g2g-stepper .head{fill:currentColor}
-.g2g-stepper .bar{fill:currentColor;opacity:.55}
-.g2g-stepper .dashed{stroke-dasharray:5 3}
-.g2g-stepper .faint{opacity:.35}
-.g2g-stepper .hot{stroke-width:2.6}
-.g2g-stepper .label.hot{font-weight:bold}
-.g2g-stepper .box.blue{fill:rgba(31,119,180,.16);stroke:#1f77b4}
-.g2g-stepper .box.red{fill:rgba(214,39,40,.16);stroke:#d62728}
-.g2g-stepper .box.orange{fill:rgba(255,127,14,.18);stroke:#ff7f0e}
-.g2g-stepper .box.green{fill:rgba(44,160,44,.16);stroke:#2ca02c}
-.g2g-stepper .box.grey{fill:rgba(127,127,127,.12);stroke:#7f7f7f}
-.g2g-stepper .edge.blue{stroke:#1f77b4}.g2g-stepper .head.blue{fill:#1f77b4}
-.g2g-stepper .edge.red{stroke:#d62728}.g2g-stepper .head.red{fill:#d62728}
-.g2g-stepper .edge.orange{stroke:#ff7f0e}.g2g-stepper .head.orange{fill:#ff7f0e}
-.g2g-stepper .edge.green{stroke:#2ca02c}.g2g-stepper .head.green{fill:#2ca02c}
-.g2g-stepper .edge.grey{stroke:#7f7f7f}.g2g-stepper .head.grey{fill:#7f7f7f}
-.g2g-stepper .bar.blue{fill:#1f77b4}.g2g-stepper .bar.red{fill:#d62728}
-.g2g-stepper .bar.orange{fill:#ff7f0e}.g2g-stepper .bar.green{fill:#2ca02c}
-.g2g-stepper .label.red{fill:#d62728}.g2g-stepper .label.blue{fill:#1f77b4}
-.g2g-stepper .label.orange{fill:#e8710a}.g2g-stepper .label.green{fill:#2ca02c}
 </style>"""
 
-# Runs once per page for every step-through not yet wired (`data-ready` marks the
-# wired ones): JupyterLab runs each output's script, the site each page's.
+# Wires up every step-through of the page not yet wired (`data-ready` marks those):
+# JupyterLab runs each output's script, the site each page's. It builds the controls,
+# so that a viewer without scripts shows no dead buttons.
 _SCRIPT = """<script>(function(){
 document.querySelectorAll("[data-stepper]:not([data-ready])").forEach(function(root){
 root.setAttribute("data-ready","");
 var fs=root.querySelectorAll("[data-frame]"),n=fs.length,i=0,
-s=root.querySelector("input"),c=root.querySelector(".g2g-count"),
-p=root.querySelector("[data-step=prev]"),q=root.querySelector("[data-step=next]");
+bar=document.createElement("div");bar.className="g2g-controls";
+bar.innerHTML='<button type="button" data-step="prev" aria-label="previous step">'+
+'&#9664; Previous</button><input type="range" min="1" max="'+n+'" value="1" step="1" '+
+'aria-label="step"><span class="g2g-count"></span><button type="button" '+
+'data-step="next" aria-label="next step">Next &#9654;</button>';
+root.appendChild(bar);
+var note=root.querySelector(".g2g-note");if(note)note.remove();
+var s=bar.querySelector("input"),c=bar.querySelector(".g2g-count"),
+p=bar.querySelector("[data-step=prev]"),q=bar.querySelector("[data-step=next]");
 function show(k){i=Math.max(0,Math.min(n-1,k));
-for(var j=0;j<n;j++){fs[j].hidden=j!==i;}
+for(var j=0;j<n;j++){fs[j].style.display=j===i?"":"none";}
 s.value=i+1;c.textContent=(i+1)+" / "+n;p.disabled=i===0;q.disabled=i===n-1;}
 p.addEventListener("click",function(){show(i-1);});
 q.addEventListener("click",function(){show(i+1);});
@@ -194,8 +199,7 @@ box.addEventListener("touchstart",function(e){x0=e.touches[0].clientX;},{passive
 box.addEventListener("touchend",function(e){if(x0===null)return;
 var dx=e.changedTouches[0].clientX-x0;x0=null;
 if(Math.abs(dx)>40)show(dx<0?i+1:i-1);});
-root.querySelector(".g2g-controls").hidden=false;root.classList.add("g2g-live");show(0);
-});})();</script>"""
+show(0);});})();</script>"""
 
 
 class Stepper:
@@ -213,6 +217,7 @@ class Stepper:
             raise ValueError("Stepper needs a non-empty list of (picture, caption) pairs")
         self.title = str(title)
         self.frames: list[tuple[str, str]] = []
+        self._widths: list[float] = []
         for i, pair in enumerate(frames):
             if not (isinstance(pair, tuple) and len(pair) == 2):
                 raise TypeError(f"frame {i} is a {type(pair).__name__}, not a (picture, "
@@ -228,6 +233,8 @@ class Stepper:
                 raise ValueError(f"frame {i}'s caption must be one line of at most "
                                  f"{MAX_CAPTION} characters, got {len(caption)}: {caption!r}")
             self.frames.append((svg, caption))
+            self._widths.append(float(re.search(r'viewBox="0 0 ([\d.]+)', svg).group(1)) * 1.45
+                                if 'viewBox="0 0 ' in svg else 520)
         size = len(self._repr_html_().encode())
         if size > MAX_BYTES:
             raise ValueError(f"this step-through is {size:,} bytes, over {MAX_BYTES:,}: "
@@ -243,25 +250,19 @@ class Stepper:
     def _repr_html_(self) -> str:
         n = len(self.frames)
         figures = "".join(
-            f'<figure data-frame="{i}">{svg}<figcaption>'
-            f"<b>{i + 1}/{n}</b> {html.escape(caption)}</figcaption></figure>"
-            for i, (svg, caption) in enumerate(self.frames)
-        )
-        controls = (
-            '<div class="g2g-controls" hidden>'
-            '<button type="button" data-step="prev" aria-label="previous step">'
-            "&#9664; Previous</button>"
-            f'<input type="range" min="1" max="{n}" value="1" step="1" aria-label="step">'
-            f'<span class="g2g-count">1 / {n}</span>'
-            '<button type="button" data-step="next" aria-label="next step">'
-            "Next &#9654;</button></div>"
+            f'<figure data-frame="{i}" style="margin:0{"" if i == 0 else ";display:none"}">'
+            f'<img src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}" '
+            f'alt="{html.escape(caption)}" style="width:100%;max-width:{_n(width)}px">'
+            f"<figcaption><b>{i + 1}/{n}</b> {html.escape(caption)}</figcaption></figure>"
+            for i, ((svg, caption), width) in enumerate(zip(self.frames, self._widths))
         )
         return (
             f'<div class="g2g-stepper" data-stepper="{n}" tabindex="0" role="group" '
             f'aria-label="{html.escape(self.title)}: step through with the arrow keys">'
-            f"{_STYLE}"
-            f'<div class="g2g-title">{html.escape(self.title)}</div>'
-            f'<div class="g2g-frames">{figures}</div>{controls}{_SCRIPT}</div>'
+            f"{_STYLE}<p><b>{html.escape(self.title)}</b></p>"
+            f'<div class="g2g-frames">{figures}</div>'
+            f'<p class="g2g-note"><i>Run this cell to step through all {n} steps.</i></p>'
+            f"{_SCRIPT}</div>"
         )
 
     def __repr__(self) -> str:

@@ -1,5 +1,6 @@
 """helpers.stepper: frames to step through, deterministic and self-contained."""
 
+import base64
 import re
 
 import pytest
@@ -19,27 +20,39 @@ def _frames(n=3):
     return frames
 
 
+def _svgs(page):
+    return [base64.b64decode(b).decode() for b in
+            re.findall(r'src="data:image/svg\+xml;base64,([^"]+)"', page)]
+
+
 def test_html_has_one_root_with_the_frame_count_and_every_caption():
     page = Stepper(_frames(3), title="Three steps")._repr_html_()
     assert page.count("data-stepper=") == 1 and 'data-stepper="3"' in page
     assert [int(i) for i in re.findall(r'data-frame="(\d+)"', page)] == [0, 1, 2]
     assert all(f"step {i}: something happened" in page for i in range(3))
-    assert 'data-step="prev"' in page and 'data-step="next"' in page
-    assert 'type="range"' in page and 'max="3"' in page
+    assert 'data-step="prev"' in page and 'data-step="next"' in page   # built by the script
+    assert len(_svgs(page)) == 3 and all(svg.startswith("<svg xmlns") for svg in _svgs(page))
+    # without the script: the first frame only, and what to do
+    assert page.count("display:none") == 2 and "Run this cell to step through all 3" in page
 
 
 def test_same_frames_same_bytes_and_nothing_fetched():
     a, b = Stepper(_frames(), title="t"), Stepper(_frames(), title="t")
     assert a._repr_html_() == b._repr_html_() and repr(a) == repr(b)
     page = a._repr_html_()
-    assert not re.search(r"https?://|src=|href=|@import|url\(", page)
+    outside = page.replace('xmlns="http://www.w3.org/2000/svg"', "")
+    assert not re.search(r"https?://|href=|@import|url\(", outside)
+    assert all(src.startswith("data:image/svg+xml;base64,")
+               for src in re.findall(r'src="([^"]*)"', page))
+    assert not any(re.search(r"https?://(?!www.w3.org/2000/svg)|href=", svg) for svg in _svgs(page))
     assert not re.search(r'\bid="', page)          # no ids that could collide or vary
 
 
 def test_text_is_escaped_and_numbers_rounded():
     page = Stepper(_frames(1), title="<T>")._repr_html_()
-    assert "a &lt; b &amp; c" in page and "&lt;T&gt;" in page
-    assert 'height="12"' in page                    # the bar: 12.4 units, rounded
+    [svg] = _svgs(page)
+    assert "a &lt; b &amp; c" in svg and "&lt;T&gt;" in page
+    assert 'height="12"' in svg                     # the bar: 12.4 units, rounded
 
 
 def test_plain_text_transcript_numbers_the_captions_within_79_columns():
