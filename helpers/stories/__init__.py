@@ -4,4 +4,5 @@ One module a story, each drawn with `helpers.stepper`:
 
 - `helpers.stories.objects`  notebook 02: lesson 8's layers and the tensor objects
                              they hold, through one forward and one backward pass
+- `helpers.stories.shares`   notebook 04: a reused weight's shares arriving, .grad, one step
 """

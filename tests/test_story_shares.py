@@ -1,0 +1,106 @@
+"""helpers.stories.shares: a reused layer's shares recorded as they arrive, and drawn."""
+
+import pytest
+import torch
+from torch import nn
+
+from helpers.stories.shares import SharesRecord, share_story, watch_shares
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = nn.Linear(3, 4)
+        self.middle = nn.Linear(4, 4)
+        self.outer = nn.Linear(4, 2)
+
+    def forward(self, x, depth):
+        h = self.inner(x).clamp(min=0)
+        for _ in range(depth):
+            h = torch.tanh(self.middle(h))
+        return self.outer(h)
+
+
+def _run(depth=3, momentum=0.9, step=True):
+    torch.manual_seed(0)
+    net, x, y = Net(), torch.randn(5, 3), torch.randn(5, 2)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=momentum)
+    with watch_shares(net, "middle", opt) as record:
+        opt.zero_grad()
+        ((net(x, depth) - y) ** 2).sum().backward()
+        if step:
+            opt.step()
+    return net, record
+
+
+def test_records_uses_shares_in_arrival_order_grad_and_the_step_then_unhooks():
+    net, record = _run()
+    w = net.middle.weight
+    assert [(u.number, u.node, u.path) for u in record.uses] == [
+        (i, "AddmmBackward0", "TBackward0") for i in (1, 2, 3)]
+    assert all(u.accumulator is record.uses[0].accumulator for u in record.uses)
+    assert [use for use, _ in record.arrivals] == [3, 2, 1]      # the last use first
+    (summed, was_none), = record.summed
+    running = record.arrivals[0][1] + record.arrivals[1][1] + record.arrivals[2][1]
+    assert was_none and torch.equal(summed, running) and torch.equal(record.grads[0], w.grad)
+    (step,) = record.steps
+    assert torch.equal(step.after, w.detach()) and not torch.equal(step.before, step.after)
+    assert torch.equal(step.state["momentum_buffer"], w.grad) and step.lr == 0.1
+    n_uses = len(record.uses)
+    ((net(torch.randn(5, 3), 2)) ** 2).sum().backward()         # hooks are gone
+    assert len(record.uses) == n_uses and len(record.summed) == 1
+
+
+def test_story_has_a_frame_per_event_and_says_what_happened():
+    _, record = _run()
+    story = share_story(record, row=1, cols=range(4))
+    assert len(story) == 3 + 3 + 1 + 1
+    caps = story.captions
+    assert caps[0].startswith("Forward: middle's call 1 makes a new AddmmBackward0 node")
+    assert "one AccumulateGrad node for middle.weight; .grad is None" in caps[2]
+    assert caps[3].startswith("Backward: use 3's share arrives first")
+    assert caps[5].startswith("Use 1's share arrives last")
+    assert "runs once" in caps[6] and "momentum buffer starts as .grad" in caps[7]
+    assert caps[7].endswith("moves once, by −lr × buffer")
+    assert 'data-stepper="8"' in story._repr_html_()
+    assert "share 3" in story.frames[3][0] and "share 1" not in story.frames[3][0]
+
+
+def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
+    a = share_story(_run()[1], row=0, cols=[0, 2])
+    b = share_story(_run()[1], row=0, cols=[0, 2])
+    assert a._repr_html_() == b._repr_html_()
+    _, plain = _run(momentum=0.0)
+    assert share_story(plain, cols=[1]).captions[-1] == "optimizer.step(): middle.weight moves once"
+    _, no_step = _run(depth=1, step=False)
+    assert len(share_story(no_step, cols=[1])) == 1 + 1 + 1
+
+
+def test_bad_input_gets_a_sentence_naming_the_argument():
+    net = Net()
+    with pytest.raises(TypeError, match="needs the model, an nn.Module, not a str"):
+        with watch_shares("net", "middle"):
+            pass
+    with pytest.raises(ValueError, match="no layer named 'mid'"):
+        with watch_shares(net, "mid"):
+            pass
+    with pytest.raises(TypeError, match="optimizer is a list"):
+        with watch_shares(net, "middle", [net.middle.weight]):
+            pass
+    other = torch.optim.SGD(net.inner.parameters(), lr=0.1)
+    with pytest.raises(ValueError, match="does not hold middle.weight"):
+        with watch_shares(net, "middle", other):
+            pass
+    with pytest.raises(TypeError, match="record watch_shares gave, not a list"):
+        share_story([])
+    with pytest.raises(ValueError, match="no call of middle was recorded"):
+        share_story(_run(depth=0)[1])
+    _, record = _run()
+    with pytest.raises(ValueError, match=r"row must be a row of middle.weight, shaped \(4, 4\)"):
+        share_story(record, row=4)
+    with pytest.raises(ValueError, match="cols must be 1 to 12 columns"):
+        share_story(record, cols=[0, 9])
+    with pytest.raises(RuntimeError, match="call 1 made no path to middle.weight"):
+        with watch_shares(net, "middle"), torch.no_grad():
+            net(torch.randn(2, 3), 1)
+    assert isinstance(record, SharesRecord)
