@@ -7,7 +7,7 @@ One concern a module:
 - `helpers.numerical` reference gradients: finite differences (float64) and autograd
 - `helpers.graph`     the autograd graph of a loss, as plain data, and the order
                       in which backward runs its nodes
-- `helpers.plots`     figures: the lesson-8 layer flow, autograd graphs, log-log axes
+- `helpers.plots`     figures: autograd graphs, log-log axes
 - `helpers.errors`    short, path-free tracebacks (`%load_ext helpers.errors`) and
                       one-line proofs: `expect_error`, `expect_warning`
 - `helpers.stepper`   a step-through: frames (SVG) and captions a learner pages
@@ -23,14 +23,13 @@ from helpers.data import make_weights, seed_everything, synthetic_regression
 from helpers.errors import expect_error, expect_warning
 from helpers.graph import autograd_graph
 from helpers.numerical import autograd_grads, numerical_grads
-from helpers.plots import draw_graphs, draw_layer_flow, log_log_axes
+from helpers.plots import draw_graphs, log_log_axes
 
 __all__ = [
     "autograd_grads",
     "autograd_graph",
     "compare",
     "draw_graphs",
-    "draw_layer_flow",
     "expect_error",
     "expect_warning",
     "grads_of",

@@ -1,5 +1,7 @@
 """helpers.stories.objects: lesson 8's layers recorded and drawn, object by object."""
 
+import re
+
 import pytest
 import torch
 
@@ -22,6 +24,16 @@ class Lin:
         self.b.g = self.out.g.sum(0)
 
 
+class Relu:
+    def __call__(self, inp):
+        self.inp = inp
+        self.out = inp.clamp_min(0.)
+        return self.out
+
+    def backward(self):
+        self.inp.g = (self.inp > 0).float() * self.out.g
+
+
 class Mse:
     def __call__(self, inp, targ):
         self.inp, self.targ = inp, targ
@@ -32,16 +44,40 @@ class Mse:
         self.inp.g = 2. * (self.inp.squeeze(-1) - self.targ).unsqueeze(-1) / self.targ.shape[0]
 
 
+def _tensors(seed=0):
+    g = torch.Generator().manual_seed(seed)
+    return dict(x=torch.randn(4, 3, generator=g), y=torch.randn(4, generator=g),
+                w1=torch.randn(3, 5, generator=g), b1=torch.zeros(5),
+                w2=torch.randn(5, 1, generator=g), b2=torch.zeros(1))
+
+
 def _run():
-    g = torch.Generator().manual_seed(0)
-    x, y = torch.randn(4, 3, generator=g), torch.randn(4, generator=g)
-    w, b = torch.randn(3, 1, generator=g), torch.zeros(1)
-    lin, mse = Lin(w, b), Mse()
+    """Lin -> Mse: the smallest chain with a loss."""
+    t = _tensors()
+    lin, mse = Lin(t["w2"][:3], t["b2"]), Mse()
     with watch_layers(Lin, Mse) as events:
-        mse(lin(x), y)
+        mse(lin(t["x"]), t["y"])
         mse.backward()
         lin.backward()
-    return events, lin, mse, dict(x=x, y=y, w=w, b=b)
+    return events, lin, mse, dict(x=t["x"], y=t["y"], w=lin.w, b=lin.b)
+
+
+def _lesson(t, *, forward_before=False):
+    """Lesson 8's Lin -> Relu -> Lin -> Mse, a forward and a backward pass recorded."""
+    lin1, relu, lin2, mse = Lin(t["w1"], t["b1"]), Relu(), Lin(t["w2"], t["b2"]), Mse()
+
+    def forward():
+        return mse(lin2(relu(lin1(t["x"]))), t["y"])
+
+    if forward_before:                 # a pass before: its backward leaves .g behind
+        forward()
+        for layer in (mse, lin2, relu, lin1):
+            layer.backward()
+    with watch_layers(Lin, Relu, Mse) as events:
+        forward()
+        for layer in (mse, lin2, relu, lin1):
+            layer.backward()
+    return events
 
 
 def test_records_calls_and_backwards_in_order_and_restores_the_classes(capsys):
@@ -52,6 +88,7 @@ def test_records_calls_and_backwards_in_order_and_restores_the_classes(capsys):
         ("call", "Lin"), ("call", "Mse"), ("backward", "Mse"), ("backward", "Lin")]
     assert events[0].out is lin.out and events[1].args[0] is lin.out
     assert events[0].printed == "out.g dne yet\n" and capsys.readouterr().out == ""
+    assert not events[0].had_g and not events[1].had_g          # nothing had a .g yet
     assert events[2].wrote == [lin.out] and events[2].read is None   # loss had no .g
     assert events[3].read is lin.out and {id(t) for t in events[3].wrote} == {
         id(lin.inp), id(lin.w), id(lin.b)}
@@ -60,23 +97,76 @@ def test_records_calls_and_backwards_in_order_and_restores_the_classes(capsys):
 def test_story_has_a_frame_per_event_and_names_what_happened():
     events, *_, names = _run()
     story = layer_story(events, names=names)
-    assert len(story) == 1 + len(events)
+    assert len(story) == 1 + len(events) and story.title == "Lin \u2192 Mse: forward, then backward"
     caps = story.captions
-    assert caps[1].startswith("lin(x) stores x as inp, makes a new T1 as out")
-    assert 'prints "out.g dne yet"' in caps[1] and "T1 has no .g yet" in caps[1]
-    assert caps[3] == "mse.backward() sets .g on inp (T1)"
-    assert caps[4].startswith("lin.backward() reads out.g, on T1; sets .g on inp (x)")
+    assert caps[0] == "Forward pass. The batch x goes in: one tensor object."
+    assert caps[1].startswith("lin(x) makes a new T1 as out: out.g in __call__ raises "
+                              "AttributeError")
+    assert caps[2] == "mse(T1, y) stores T1 as inp: lin.out and mse.inp name one object. " \
+                      "Its out: a new T2"
+    assert caps[3] == "mse.backward() sets inp.g: .g on T1, the object lin keeps as out"
+    assert caps[4] == "lin.backward() reads out.g, T1's, set by mse. It sets .g on inp (x), " \
+                      "w (w), b (b)"
     assert 'data-stepper="5"' in story._repr_html_()
-    assert "out.g: AttributeError" in story.frames[1][0]
+    errors = [i for i, (svg, _) in enumerate(story.frames) if "AttributeError" in svg]
+    assert errors == [1]                # the one call whose out the first backward writes
+
+
+def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_reads():
+    t = _tensors()
+    story = layer_story(_lesson(t), names=t)
+    assert len(story) == 9
+    caps = story.captions
+    assert [c.split("(")[0].split(".")[0] for c in caps[1:]] == [
+        "lin1", "relu", "lin2", "mse", "mse", "lin2", "relu", "lin1"]
+    assert caps[3] == ("lin2(T2) makes a new T3 as out: out.g in __call__ raises "
+                       "AttributeError, as nothing set it yet")
+    assert caps[5] == "mse.backward() sets inp.g: .g on T3, the object lin2 keeps as out"
+    for reader, tensor, writer in [("lin2", "T3", "mse"), ("relu", "T2", "lin2"),
+                                   ("lin1", "T1", "relu")]:
+        said = f"{reader}.backward() reads out.g, {tensor}'s, set by {writer}."
+        assert any(c.startswith(said) for c in caps), said
+    # Boxes appear one a call, in forward order; then only .g changes.
+    boxes = [len(re.findall(r">(?:x|T\d) [(s]", svg)) for svg, _ in story.frames]
+    assert boxes == [1, 2, 3, 4, 5, 5, 5, 5, 5]
+    no_g = [svg.count(">no .g<") for svg, _ in story.frames]
+    assert no_g == [1, 2, 3, 4, 5, 4, 3, 2, 1]
+    assert "left from an earlier pass" not in "".join(svg for svg, _ in story.frames)
+
+
+def test_a_g_left_from_an_earlier_pass_is_drawn_as_such_until_replaced():
+    t = _tensors()
+    story = layer_story(_lesson(t, forward_before=True), names=t)
+    first = story.frames[0][0]
+    assert ">old .g<" in first and "left from an earlier pass" in first   # x keeps its .g
+    assert story.frames[1][0].count("w1 .g") == 1       # w1 shown with its old .g
+    last = story.frames[-1][0]
+    assert ">old .g<" not in last and "left from an earlier pass" not in last
+
+
+def test_same_record_same_bytes():
+    pages = []
+    for _ in range(2):
+        t = _tensors()
+        pages.append(layer_story(_lesson(t), names=t)._repr_html_())
+    assert pages[0] == pages[1]
+    assert len(pages[0].encode()) < 100_000
 
 
 def test_bad_input_gets_a_sentence():
-    with pytest.raises(TypeError, match="layer classes"):
+    with pytest.raises(TypeError, match="layer classes.*got str"):
         with watch_layers("Lin"):
+            pass
+    with pytest.raises(TypeError, match="int needs a __call__ and a backward"):
+        with watch_layers(int):
             pass
     with pytest.raises(ValueError, match="list that watch_layers recorded"):
         layer_story([])
+    with pytest.raises(ValueError, match="list that watch_layers recorded"):
+        layer_story(["call"])
     events, *_ = _run()
-    with pytest.raises(TypeError, match=r"names\['x'\] is a list"):
+    with pytest.raises(TypeError, match=r"names\['x'\] is a list, not a tensor"):
         layer_story(events, names={"x": [1]})
+    with pytest.raises(ValueError, match="needs a recorded forward pass"):
+        layer_story([e for e in events if e.kind == "backward"])
     assert isinstance(events[0], Event)

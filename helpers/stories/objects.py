@@ -7,12 +7,24 @@
 
 `watch_layers` wraps the classes' ``__call__`` and ``backward`` while the block
 runs (and puts them back after): each call and each backward of any instance is
-recorded, in order, with the objects involved; what a backward printed is kept,
-not shown. `layer_story` draws the record: every tensor object a box, every
-layer a box whose attributes (``inp``, ``out``, ``w``, ...) are arrows to the
-boxes they name, and frame by frame the objects as they appeared and the
-``.g`` as each backward set it. Nothing is placed by hand: boxes, arrows and
-``.g`` come from the objects the model really held.
+recorded, in order, with the objects involved and which of them carried a
+``.g``; what a layer printed is kept, not shown. `layer_story` draws the
+record, one frame an event: every tensor object a box, every layer a box whose
+attributes (``inp``, ``out``, ``w``, ...) are arrows to the boxes they name.
+The boxes appear in the order the forward pass made them; then each backward
+reads ``out.g`` through one arrow and sets ``.g`` through others. Nothing is
+placed by hand: boxes, arrows and ``.g`` come from the objects the layers held.
+
+Two things a learner asks about are drawn from the record as well:
+
+- the **AttributeError**: the call whose ``out`` the first backward writes on
+  (the question's last ``Lin``, whose ``out`` the loss stores) is marked with
+  the error that reading ``out.g`` gets there, because no backward has set it;
+- a ``.g`` **left from an earlier pass** (long-lived tensors keep theirs: the
+  batch, the weights) is drawn dashed and grey until this pass replaces it.
+
+The layers must keep their tensors as attributes (lesson 8's ``self.inp``,
+``self.out``, ``self.w``); the first argument of a call is its flowing input.
 """
 
 from __future__ import annotations
@@ -33,17 +45,19 @@ __all__ = ["Event", "layer_story", "watch_layers"]
 class Event:
     """One recorded call (``kind="call"``) or backward (``kind="backward"``) of `layer`.
 
-    For a call, `args` are its arguments and `out` what it returned; `g_before`
-    says whether `out` already had a ``.g`` when the call returned. For a
+    For a call, `args` are its arguments and `out` what it returned; `had_g`
+    holds the ids of the tensors involved (the arguments, `out`, the layer's
+    tensor attributes) that carried a ``.g`` when the call returned. For a
     backward, `wrote` are the tensors whose ``.g`` it set or changed, and `read`
-    is ``layer.out`` if that held a ``.g`` when the backward began.
+    is ``layer.out`` if that held a ``.g`` when the backward began. `printed` is
+    what the layer printed meanwhile.
     """
 
     kind: str
     layer: object
     args: tuple = ()
     out: object = None
-    g_before: bool = False
+    had_g: frozenset = frozenset()
     wrote: list = field(default_factory=list)
     read: object = None
     printed: str = ""
@@ -54,33 +68,40 @@ def _g_state(t: object) -> object:
     return None if g is None else (id(g), getattr(g, "_version", None))
 
 
-def _tensors_of(events: list[Event]) -> list[torch.Tensor]:
+def _tensors(*objects: object) -> list[torch.Tensor]:
+    """The distinct tensors among `objects`, in order."""
     seen: dict[int, torch.Tensor] = {}
-    for e in events:
-        for t in (*e.args, e.out, *vars(e.layer).values()):
-            if isinstance(t, torch.Tensor):
-                seen.setdefault(id(t), t)
+    for t in objects:
+        if isinstance(t, torch.Tensor):
+            seen.setdefault(id(t), t)
     return list(seen.values())
+
+
+def _tensors_of(events: list[Event]) -> list[torch.Tensor]:
+    return _tensors(*(t for e in events for t in (*e.args, e.out, *vars(e.layer).values())))
 
 
 @contextlib.contextmanager
 def watch_layers(*classes: type) -> Iterator[list[Event]]:
     """Record every ``__call__`` and ``backward`` of instances of `classes`, in order."""
     if not classes or not all(isinstance(c, type) for c in classes):
-        raise TypeError("watch_layers needs the layer classes, e.g. watch_layers(Lin, Relu, Mse)")
+        got = ", ".join(type(c).__name__ for c in classes) or "nothing"
+        raise TypeError("watch_layers needs the layer classes, e.g. watch_layers(Lin, Relu, "
+                        f"Mse); got {got}")
+    for c in classes:
+        if not callable(getattr(c, "backward", None)):
+            raise TypeError(f"{c.__name__} needs a __call__ and a backward method")
     events: list[Event] = []
     saved = {c: (c.__dict__.get("__call__"), c.__dict__.get("backward")) for c in classes}
-    for c in classes:
-        if not callable(c) or not callable(getattr(c, "backward", None)):
-            raise TypeError(f"{c.__name__} needs a __call__ and a backward method")
 
     def wrap_call(original):
         def __call__(self, *args, **kwargs):
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
                 out = original(self, *args, **kwargs)
-            events.append(Event("call", self, args, out, hasattr(out, "g"),
-                                printed=printed.getvalue()))
+            involved = _tensors(*args, out, *vars(self).values())
+            had_g = frozenset(id(t) for t in involved if hasattr(t, "g"))
+            events.append(Event("call", self, args, out, had_g, printed=printed.getvalue()))
             return out
         return __call__
 
@@ -131,12 +152,37 @@ def _shape(t: torch.Tensor) -> str:
     return str(tuple(t.shape)).replace(",)", ")") if t.dim() else "scalar"
 
 
+def _attrs(layer: object) -> dict[int, str]:
+    """id of each tensor the layer holds -> the attribute naming it (the first, if several)."""
+    found: dict[int, str] = {}
+    for a, v in vars(layer).items():
+        if isinstance(v, torch.Tensor):
+            found.setdefault(id(v), a)
+    return found
+
+
+def _fit(caption: str, *extras: str) -> str:
+    """`caption` plus the `extras` that still fit the stepper's one line (120 characters),
+    or its first 119 characters and an ellipsis."""
+    for extra in extras:
+        if len(caption + extra) <= 120:
+            caption += extra
+    return caption if len(caption) <= 120 else caption[:119] + "\u2026"
+
+
+# Layout, in SVG units (a frame is 360 wide): parameters, layers, tensor objects.
+_PX, _PW, _LX, _LW, _TX, _TW = 2, 50, 80, 86, 236, 122
+_TOP, _ROW, _BH, _PH = 30, 64, 40, 19
+
+
 def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = None, *,
-                title: str = "One forward pass, then one backward pass") -> Stepper:
+                title: str | None = None) -> Stepper:
     """Draw recorded `events` (from `watch_layers`) as a step-through, one frame an event.
 
     `names` gives some tensors a name (``{"xb": xb, "w1": w1}``); the others are
-    numbered T0, T1, ... in the order they appeared.
+    numbered T1, T2, ... in the order the forward pass made them (T0 if the
+    batch has no name). The title says which layers ran, e.g. "Lin → Relu →
+    Lin → Mse: forward, then backward", unless `title` is given.
     """
     if not isinstance(events, list) or not events or not all(isinstance(e, Event) for e in events):
         raise ValueError("layer_story needs the list that watch_layers recorded, with events in it")
@@ -144,117 +190,167 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
     for k, t in names.items():
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"names[{k!r}] is a {type(t).__name__}, not a tensor")
+    calls = [e for e in events if e.kind == "call"]
+    if not calls or not calls[0].args or not isinstance(calls[0].args[0], torch.Tensor):
+        raise ValueError("layer_story needs a recorded forward pass: a layer called on a tensor "
+                         "inside the watch_layers block")
+    if title is None:
+        title = " \u2192 ".join(type(e.layer).__name__ for e in calls) + (
+            ": forward, then backward" if len(calls) < len(events) else ": forward")
     by_id = {id(t): k for k, t in names.items()}
     lname = _layer_names(events)
 
-    # Rows: every call puts its layer on a row, its output on the next tensor row.
-    calls = [e for e in events if e.kind == "call"]
+    # Rows: every call puts its layer on a row, its output on the next tensor row;
+    # a layer's other tensors (w, b, targ) go on its left, in the parameter column.
     tname: dict[int, str] = {}
-    order: list[torch.Tensor] = []          # the flowing tensors, in order of appearance
-    params: dict[int, list[torch.Tensor]] = {}   # per layer: its other tensor attributes
+    order: list[torch.Tensor] = []                 # the flowing tensors, in order
+    params: dict[int, list[torch.Tensor]] = {}     # per layer: its other tensors
+    first_g: dict[int, bool] = {}                  # had a .g when first seen
     for e in calls:
-        flowing = [e.args[0], e.out] if e.args else [e.out]
+        flowing = _tensors(e.args[0] if e.args else None, e.out)
         for t in flowing:
-            if isinstance(t, torch.Tensor) and id(t) not in tname:
+            if id(t) not in tname:
                 tname[id(t)] = by_id.get(id(t), f"T{len(order)}")
                 order.append(t)
-        extra = [v for v in vars(e.layer).values()
-                 if isinstance(v, torch.Tensor) and all(v is not f for f in flowing)]
-        params[id(e.layer)] = extra
-        for t in extra:
+        params[id(e.layer)] = [v for v in _tensors(*vars(e.layer).values())
+                               if all(v is not f for f in flowing)]
+        for t in [*flowing, *params[id(e.layer)]]:
             tname.setdefault(id(t), by_id.get(id(t), f"P{len(tname)}"))
+            first_g.setdefault(id(t), id(t) in e.had_g)
+    tensor_y = {id(t): _TOP + i * _ROW for i, t in enumerate(order)}
+    layer_y = {id(e.layer): _TOP + _ROW // 2 + i * _ROW for i, e in enumerate(calls)}
+    height = _TOP + _ROW * len(order) - _ROW + _BH + 26
+    holders: dict[int, list[tuple[object, str]]] = {}   # tensor id -> (layer, attribute)
+    for e in calls:
+        for k, a in _attrs(e.layer).items():
+            holders.setdefault(k, []).append((e.layer, a))
+    # The question's moment: the call whose out the first backward sets .g on.
+    first_back = next((e for e in events if e.kind == "backward"), None)
+    asked = next((e for e in calls if first_back is not None and id(e.out) not in e.had_g
+                  and any(e.out is t for t in first_back.wrote)), None)
 
-    row_h, top, bh = 64, 30, 40
-    height = top + row_h * (len(calls) + 1)
-    tensor_y = {id(t): top + i * row_h for i, t in enumerate(order)}
-    layer_y = {id(e.layer): top + row_h // 2 + i * row_h for i, e in enumerate(calls)}
-    px, pw, lx, lw, tx, tw = 2, 56, 80, 86, 238, 120
-
-    def draw(seen: set[int], g_set: dict[int, str], called: set[int], hot: dict[str, str],
-             no_g: int | None = None) -> Canvas:
-        """hot: what this frame changed, key -> look ("t:<id>" a box, "a:<layer>:<attr>"
+    def draw(seen: set[int], g: dict[int, str], called: set[int], hot: dict[str, str],
+             error: int | None = None) -> Canvas:
+        """g: tensor id -> "old" (an earlier pass's .g) or the shape of this pass's .g.
+        hot: what this frame changed, key -> look ("t:<id>" a box, "a:<layer>:<attr>"
         an arrow, "l:<layer>" a layer)."""
         pic = Canvas(360, height)
-        pic.text(lx + lw / 2, 14, "layers", cls="small bold", anchor="middle")
-        pic.text(tx + tw / 2, 14, "tensor objects", cls="small bold", anchor="middle")
+        pic.text(_LX + _LW / 2, 14, "layers", cls="small bold", anchor="middle")
+        pic.text(_TX + _TW / 2, 14, "tensor objects", cls="small bold", anchor="middle")
         for e in calls:
-            if id(e.layer) not in called:
+            lid = id(e.layer)
+            if lid not in called:
                 continue
-            y, lid = layer_y[id(e.layer)], id(e.layer)
-            pic.box(lx, y - bh / 2, lw, bh, lname[lid], cls="orange " + hot.get(f"l:{lid}", ""),
-                    sub=type(e.layer).__name__ + "()")
-            attrs = {id(v): a for a, v in vars(e.layer).items() if isinstance(v, torch.Tensor)}
+            y, attrs = layer_y[lid], _attrs(e.layer)
+            pic.box(_LX, y - _BH / 2, _LW, _BH, lname[lid], sub=type(e.layer).__name__ + "()",
+                    cls="orange " + hot.get(f"l:{lid}", ""))
             for i, t in enumerate(params[lid]):            # w, b, targ: left of the layer
-                py, k = y - bh / 2 + i * 22, id(t)
+                py, k = y - _BH / 2 + i * (_PH + 3), id(t)
                 look = hot.get(f"a:{lid}:{attrs[k]}", "")
-                pic.box(px, py, pw, 19, "", cls=("red " if k in g_set else "grey ") + look)
-                pic.text(px + pw / 2, py + 14, tname[k] + (" .g" if k in g_set else ""),
-                         cls="small " + look, anchor="middle")
-                pic.line(lx, py + 9.5, px + pw + 1, py + 9.5, cls="grey " + look)
-                pic.text(lx - 4, py + 7, attrs[k], cls="small grey", anchor="end")
-            for attr, v in vars(e.layer).items():           # its attributes naming a tensor
-                if not isinstance(v, torch.Tensor) or id(v) not in tensor_y:
+                state = g.get(k)
+                colour = "grey dashed" if state == "old" else "red" if state else "grey"
+                pic.box(_PX, py, _PW, _PH, "", cls=f"{colour} {look}")
+                pic.text(_PX + _PW / 2, py + 13.5, tname[k] + (" .g" if state else ""),
+                         cls=f"small {colour.split()[0]} {look}", anchor="middle")
+                pic.line(_LX, py + _PH / 2, _PX + _PW + 1, py + _PH / 2,
+                         cls=(look or "grey"))
+                pic.text((_LX + _PX + _PW) / 2, py + _PH / 2 - 3, attrs[k],
+                         cls="small grey", anchor="middle")
+            for k, attr in attrs.items():                  # inp, out: the flowing tensors
+                if k not in tensor_y or k not in seen:
                     continue
-                ty = tensor_y[id(v)] + bh / 2
+                ty = tensor_y[k] + _BH / 2
                 look = hot.get(f"a:{lid}:{attr}", "")
-                pic.line(lx + lw, y, tx - 2, ty, cls=(look or "blue"))
-                up = ty < y
-                lxp, lyp = lx + lw + 0.3 * (tx - lx - lw), y + 0.3 * (ty - y)
-                pic.text(lxp, lyp + (-5 if up else 13), attr,
+                pic.line(_LX + _LW, y, _TX - 2, ty, cls=look or "blue")
+                at = 0.28                                  # the label: near the layer
+                lx, ly = _LX + _LW + at * (_TX - _LX - _LW), y + at * (ty - y)
+                pic.text(lx, ly + (-5 if ty < y else 13), attr,
                          cls="small " + (look or "blue"), anchor="middle")
         for t in order:
             k = id(t)
             if k not in seen:
                 continue
-            y = tensor_y[k]
-            sub, cls = (f".g {g_set[k]}", "red") if k in g_set else ("no .g", "blue")
-            label = f"{tname[k]} {_shape(t)}"
-            pic.box(tx, y, tw, bh, label, cls=f"{cls} {hot.get(f't:{k}', '')}", sub=sub)
-            if k == no_g:
-                pic.text(tx + tw / 2, y + bh + 13, "out.g: AttributeError", cls="small red bold",
-                         anchor="middle")
+            state = g.get(k)
+            sub, cls = (("old .g", "grey dashed") if state == "old"
+                        else (f".g {state}", "red") if state else ("no .g", "blue"))
+            pic.box(_TX, tensor_y[k], _TW, _BH, f"{tname[k]} {_shape(t)}", sub=sub,
+                    cls=f"{cls} {hot.get(f't:{k}', '')}")
+            if k == error:
+                pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "out.g: AttributeError",
+                         cls="small red bold", anchor="end")
+        if "old" in g.values():
+            pic.text(2, height - 4, "dashed: a .g left from an earlier pass",
+                     cls="small grey")
         return pic
 
     frames = []
     seen: set[int] = set()
-    g_set: dict[int, str] = {}
+    g: dict[int, str] = {}
+    setter: dict[int, str] = {}          # tensor id -> the backward that set its .g
     called: set[int] = set()
-    first = calls[0].args[0] if calls[0].args else None
-    if isinstance(first, torch.Tensor):
-        seen.add(id(first))
-        frames.append((draw(seen, g_set, called, {f"t:{id(first)}": "hot"}),
-                       f"Forward. The batch goes in: one tensor object, {tname[id(first)]}."))
+
+    def appear(ts: list[torch.Tensor]) -> None:
+        for t in ts:
+            if id(t) not in seen and id(t) not in g and first_g.get(id(t)):
+                g[id(t)] = "old"
+            seen.add(id(t))
+
+    first = calls[0].args[0]
+    appear([first])
+    frames.append((draw(seen, g, called, {f"t:{id(first)}": "hot"}),
+                   f"Forward pass. The batch {tname[id(first)]} goes in: one tensor object."))
     for e in events:
-        lid, name = id(e.layer), lname[id(e.layer)]
-        attrs = {id(v): a for a, v in vars(e.layer).items() if isinstance(v, torch.Tensor)}
+        lid, name, attrs = id(e.layer), lname[id(e.layer)], _attrs(e.layer)
         if e.kind == "call":
             called.add(lid)
-            seen.update(id(t) for t in (*e.args[:1], e.out) if isinstance(t, torch.Tensor))
+            appear([*_tensors(*e.args[:1], e.out), *params[lid]])
             hot = {f"l:{lid}": "hot", f"t:{id(e.out)}": "hot"}
             hot |= {f"a:{lid}:{a}": "blue hot" for a in attrs.values()}
-            o, i = tname[id(e.out)], tname[id(e.args[0])]
-            said = e.printed.strip().splitlines()
-            quote = f', prints "{said[-1]}"' if said and not e.g_before else ""
-            caption = f"{name}({i}) stores {i} as inp, makes a new {o} as out{quote}"
-            if not e.g_before:
-                caption += f": {o} has no .g yet"
-            frames.append((draw(seen, g_set, called, hot, None if e.g_before else id(e.out)),
-                           caption))
+            i, o = tname[id(e.args[0])], tname[id(e.out)]
+            shown = ", ".join(tname.get(id(a), type(a).__name__) for a in e.args)
+            others = [(layer, a) for layer, a in holders.get(id(e.args[0]), [])
+                      if layer is not e.layer and a == "out"]
+            for layer, a in others:            # the same object's other name
+                hot[f"a:{id(layer)}:{a}"] = "blue hot"
+            if e is asked:
+                caption = (f"{name}({shown}) makes a new {o} as out: out.g in __call__ raises "
+                           "AttributeError, as nothing set it yet")
+            elif others:
+                caption = (f"{name}({shown}) stores {i} as inp: {lname[id(others[0][0])]}.out "
+                           f"and {name}.inp name one object. Its out: a new {o}")
+            else:
+                caption = (f"{name}({shown}) stores {i} as inp and makes a new tensor, {o}, "
+                           "kept as out")
+            frames.append((draw(seen, g, called, hot, id(e.out) if e is asked else None),
+                           _fit(caption)))
         else:
             hot = {f"l:{lid}": "hot"}
             for t in e.wrote:
-                g = getattr(t, "g", None)
-                g_set[id(t)] = _shape(g) if isinstance(g, torch.Tensor) else "set"
+                gt = getattr(t, "g", None)
+                g[id(t)] = _shape(gt) if isinstance(gt, torch.Tensor) else "set"
                 hot[f"t:{id(t)}"] = "hot"
                 if id(t) in attrs:
                     hot[f"a:{lid}:{attrs[id(t)]}"] = "red hot"
+                for layer, a in holders.get(id(t), []):    # where the next backward reads it
+                    if layer is not e.layer and a == "out":
+                        hot[f"a:{id(layer)}:{a}"] = "blue hot"
             wrote = ", ".join(f"{attrs[id(t)]} ({tname[id(t)]})" if id(t) in attrs
-                              else tname.get(id(t), "?") for t in e.wrote)
-            if e.read is not None:
-                hot[f"a:{lid}:{attrs[id(e.read)]}"] = "red dashed hot"
-                caption = (f"{name}.backward() reads out.g, on {tname[id(e.read)]}; "
-                           f"sets .g on {wrote}")
+                              else tname.get(id(t), "another tensor") for t in e.wrote)
+            if e.read is not None and id(e.read) in attrs:
+                r = id(e.read)
+                hot[f"a:{lid}:{attrs[r]}"] = "red dashed hot"
+                source = f"set by {setter[r]}" if r in setter else "left from an earlier pass"
+                caption = (f"{name}.backward() reads out.g, {tname[r]}'s, {source}. "
+                           f"It sets .g on {wrote}")
+            elif len(e.wrote) == 1 and id(e.wrote[0]) in attrs:
+                t = e.wrote[0]
+                keeps = [f"the object {lname[id(layer)]} keeps as {a}"
+                         for layer, a in holders.get(id(t), []) if layer is not e.layer]
+                caption = _fit(f"{name}.backward() sets {attrs[id(t)]}.g: .g on {tname[id(t)]}",
+                               f", {keeps[0]}" if keeps else "")
             else:
                 caption = f"{name}.backward() sets .g on {wrote}"
-            frames.append((draw(seen, g_set, called, hot), caption))
+            for t in e.wrote:
+                setter[id(t)] = name
+            frames.append((draw(seen, g, called, hot), _fit(caption)))
     return Stepper(frames, title=title)
