@@ -233,7 +233,7 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
 
     width, top, row_h, item_h = 400, 26, 19, 13.5
     height = top + max(len(rows) * row_h, len(items) * item_h) + 6
-    xn, xm, xv, xg, xgr, xa = 6, 50, 190, 222, 258, 272
+    xn, xm, xv, xg, xgr, xa = 6, 48, 192, 216, 252, 262
 
     def draw(n_rows: int, g: dict[int, str], hot_rows: dict[int, str], hot_g: set[int],
              popped: set[int], n_items: int, hot_items: set[int], grads: dict[int, str]) -> Canvas:
@@ -243,8 +243,8 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         pic.text(xv, 14, "value", cls="small bold", anchor="end")
         pic.text(xg, 14, ".g", cls="small bold red", anchor="end")
         pic.text(xgr, 14, ".grad", cls="small bold", anchor="end")
-        pic.text(xa, 14, "autograd ran, in order", cls="small bold")
-        pic.line(xa - 6, 4, xa - 6, height - 4, cls="grey faint", arrow=False)
+        pic.text(xa, 14, "autograd ran", cls="small bold")
+        pic.line(xa - 5, 4, xa - 5, height - 4, cls="grey faint", arrow=False)
         for r in range(n_rows):
             t, name, how, rec = rows[r]
             y = top + r * row_h
@@ -255,7 +255,7 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
             else:
                 look = "blue"
             look = hot_rows.get(r, look)
-            pic.box(2, y, xgr + 4, row_h - 2, cls=look)
+            pic.box(2, y, xgr + 2, row_h - 2, cls=look)
             base = y + 12.5
             pic.text(xn, base, name, cls="small bold")
             pic.text(xm, base, how, cls="small" + (" grey" if rec is None else ""))
@@ -268,11 +268,15 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         if n_items == 0:
             pic.text(xa, top + 12, "(its own backward,", cls="small grey")
             pic.text(xa, top + 26, "shown beside ours)", cls="small grey")
+        if hot_items:                            # what ran for this pop: on orange
+            k0, k1 = min(hot_items), max(hot_items)
+            pic.box(xa - 3, top + k0 * item_h, width - xa + 2, (k1 - k0 + 1) * item_h + 3,
+                    cls="orange")
         for k in range(n_items):
             text, look, _ = items[k]
-            pic.text(xa + (10 if "inner" in look else 0), top + 10 + k * item_h, text,
-                     cls=f"small {look.replace('inner', '').strip()}"
-                     + (" hot" if k in hot_items else ""))
+            y = top + 10 + k * item_h
+            pic.text(xa + (10 if "inner" in look else 0), y, text,
+                     cls=f"small {look.replace('inner', '').strip()}")
         return pic
 
     frames = []
