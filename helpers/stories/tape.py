@@ -294,7 +294,8 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                 said.append(f"{nm} used twice here" if k == 2 and not before else
                             f"{nm}'s {_ordinal(before + 1)} use" if k == 1 else
                             f"{nm} used {before + k} times so far")
-        hot = {r: "orange hot" for r in range(first_row[i], row_of[id(rec.out)] + 1)}
+        hot = {row_of[id(t)]: "orange" for t in rec.inputs}           # what it holds
+        hot |= {r: "orange hot" for r in range(first_row[i], row_of[id(rec.out)] + 1)}
         _, _, how, _ = rows[row_of[id(rec.out)]]
         caption = f"Forward: {how} = {_num(rec.out)}, recorded on the tape as #{i}"
         caption = _short(caption + "".join(f"; {s}" for s in said), caption)
@@ -335,8 +336,8 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         if once:
             caption += "; autograd adds once: " + ", ".join(once)
         caption = _short(caption, head + ", ".join(parts))
-        frames.append((draw(len(rows), g, {row_of[id(rec.out)]: "orange hot"}, hot_g,
-                            popped, n_items, new, grads), caption))
+        hot = {row_of[id(t)]: "orange" for t in rec.inputs} | {row_of[id(rec.out)]: "orange hot"}
+        frames.append((draw(len(rows), g, hot, hot_g, popped, n_items, new, grads), caption))
         popped.add(i)
 
     for e in run.events:
