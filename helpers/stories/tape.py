@@ -1,0 +1,366 @@
+"""Notebook 05's step-through: a tape's records, then its backward, beside autograd's order.
+
+    tape = Tape()                              # the notebook's own tape and ops
+    loss = mse(tape, dynamicnet_on_tape(tape, one, x, 2), y)
+    ran = node_order(loss)                     # autograd's backward, its nodes in order
+    with watch_tape(tape) as run:              # the tape's backward, each pop and +=
+        tape.backward(loss)
+    tape_story(run, ran, names={"x": x, **one})
+
+`watch_tape` wraps one tape object while the block runs (and puts it back
+after): its ``start`` and ``send`` methods, and the ``pop`` of its ``records``
+list. It keeps the records as they were when the block began (the forward
+pass, in creation order) and logs, in order, the start (every ``.g`` it set),
+each record popped, and each share sent with the ``.g`` it left. The tape needs
+a ``records`` list of records with ``op``, ``out`` and ``inputs``, and the
+methods ``start(loss)``, ``send(t, g)`` and ``backward(loss)``, as notebook
+05's ``Tape`` has.
+
+`tape_story` draws that log, one number per tensor (build the example from
+1-element tensors, with exact values): the records appearing in creation
+order, then ``start``, then one frame per record popped, with each ``+=``
+into a ``.g`` (which tensor, what share, the running ``.g``). Beside it,
+autograd's nodes for the same computation in the order they ran (`ran`, from
+``helpers.graph.node_order``), shown up to the nodes of the record the tape
+has just popped: each record's own node (``out.grad_fn``) as ``#i``, the
+other nodes its op made indented under it, and a leaf's ``AccumulateGrad``
+(which adds into ``.grad``) by the leaf's name. Nothing is placed by hand:
+rows, values, shares and order all come from the recorded objects.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+import torch
+
+from helpers.stepper import MAX_CAPTION, Canvas, Stepper
+
+__all__ = ["TapeRun", "tape_story", "watch_tape"]
+
+
+@dataclass
+class TapeRun:
+    """What `watch_tape` recorded.
+
+    `records` are the tape's records when the block began, oldest first.
+    `events` are, in order: ``("start", loss, {id(t): t.g})`` once ``start``
+    returned; ``("pop", i)`` when record ``i`` (of `records`) was popped;
+    ``("send", t, share, g_after)`` when a share was sent to tensor `t`
+    (copies of the share and of ``t.g`` after the send).
+    """
+
+    records: list
+    events: list = field(default_factory=list)
+
+
+class _LoggedList(list):
+    """A list whose ``pop`` tells `log` which item it removed."""
+
+    def __init__(self, items, log):
+        super().__init__(items)
+        self._log = log
+
+    def pop(self, *args):
+        item = super().pop(*args)
+        self._log(item)
+        return item
+
+
+def _copy(v):
+    return v.detach().clone() if isinstance(v, torch.Tensor) else v
+
+
+@contextlib.contextmanager
+def watch_tape(tape) -> Iterator[TapeRun]:
+    """Log `tape`'s ``start``, each record it pops and each share it sends, in order."""
+    missing = [m for m in ("start", "send", "backward") if not callable(getattr(tape, m, None))]
+    if not isinstance(getattr(tape, "records", None), list) or missing:
+        raise TypeError(f"watch_tape needs a tape (a records list, start, send and backward), "
+                        f"got a {type(tape).__name__}")
+    if not tape.records:
+        raise ValueError("the tape is empty: run the forward pass on it before watch_tape")
+    run = TapeRun(records=list(tape.records))
+    own = {m: vars(tape)[m] for m in ("start", "send") if m in vars(tape)}
+    original_list = tape.records
+    start, send = tape.start, tape.send
+
+    def logged_start(loss, *args, **kwargs):
+        result = start(loss, *args, **kwargs)
+        seen = {}
+        for rec in run.records:
+            for t in (rec.out, *rec.inputs):
+                seen.setdefault(id(t), _copy(getattr(t, "g", None)))
+        run.events.append(("start", loss, seen))
+        return result
+
+    def logged_send(t, g, *args, **kwargs):
+        result = send(t, g, *args, **kwargs)
+        run.events.append(("send", t, _copy(g), _copy(getattr(t, "g", None))))
+        return result
+
+    def log_pop(rec):
+        i = next((k for k, r in enumerate(run.records) if r is rec), None)
+        run.events.append(("pop", i))
+
+    tape.start, tape.send = logged_start, logged_send
+    tape.records = _LoggedList(original_list, log_pop)
+    try:
+        yield run
+    finally:
+        original_list[:] = list(tape.records)
+        tape.records = original_list
+        for m in ("start", "send"):
+            if m in own:
+                setattr(tape, m, own[m])
+            else:
+                delattr(tape, m)
+
+
+def _num(v) -> str:
+    """One number as short text: whole numbers without a decimal point."""
+    x = float(v.detach().reshape(-1)[0]) if isinstance(v, torch.Tensor) else float(v)
+    if x == int(x) and abs(x) < 1e6:
+        return str(int(x))
+    return f"{x:.3g}"
+
+
+def _ordinal(k: int) -> str:
+    return {1: "1st", 2: "2nd", 3: "3rd"}.get(k, f"{k}th")
+
+
+def _node_name(node) -> str:
+    return node.name().split("::")[-1]
+
+
+def _short(caption: str, fallback: str) -> str:
+    if len(caption) <= MAX_CAPTION:
+        return caption
+    return fallback if len(fallback) <= MAX_CAPTION else fallback[:MAX_CAPTION - 1] + "…"
+
+
+def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
+               title: str = "The tape: forward, then backward newest first, "
+                            "beside autograd") -> Stepper:
+    """Draw `run` (from `watch_tape`) beside `ran` (from ``node_order``), one frame an event.
+
+    `names` names the tensors no record made (``{"x": x, "w_in": w_in, ...}``);
+    record ``i``'s output is ``#i``. Every tensor on the tape must hold one number.
+    """
+    if not isinstance(run, TapeRun) or not any(e[0] == "pop" for e in run.events):
+        raise ValueError("tape_story needs what watch_tape recorded around a tape.backward(loss)")
+    if not isinstance(ran, list) or not ran or not all(callable(getattr(n, "name", None))
+                                                       for n in ran):
+        raise ValueError("ran must be the list of nodes that node_order(loss) returned")
+    if not isinstance(names, Mapping):
+        raise TypeError(f"names must map names to tensors, got a {type(names).__name__}")
+    for k, t in names.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"names[{k!r}] is a {type(t).__name__}, not a tensor")
+    records = run.records
+
+    # Every tensor a row, in the order it first appeared: a leaf just before the
+    # first record that uses it, then that record's output.
+    made = {id(rec.out): i for i, rec in enumerate(records)}
+    by_id = {id(t): k for k, t in names.items()}
+    label: dict[int, str] = {}
+    rows: list[tuple[torch.Tensor, str, str, int | None]] = []   # tensor, name, made by, rec
+    first_row: list[int] = []                  # record i: its first new row
+    for i, rec in enumerate(records):
+        first_row.append(len(rows))
+        args = []
+        for j, t in enumerate(rec.inputs):
+            if id(t) not in label:
+                if id(t) in made and made[id(t)] < i:
+                    label[id(t)] = f"#{made[id(t)]}"
+                elif id(t) in by_id:
+                    label[id(t)] = by_id[id(t)]
+                    rows.append((t, by_id[id(t)], "leaf", None))
+                else:
+                    raise ValueError(f"record #{i} ({rec.op})'s input {j} is neither in names "
+                                     "nor made by an earlier record: name it in names")
+            args.append(label[id(t)])
+        label[id(rec.out)] = f"#{i}"
+        rows.append((rec.out, f"#{i}", f"{rec.op}({', '.join(args)})", i))
+    for t, name, _, _ in rows:
+        if not isinstance(t, torch.Tensor) or t.numel() != 1:
+            shape = tuple(t.shape) if isinstance(t, torch.Tensor) else type(t).__name__
+            raise ValueError(f"tape_story draws one number per tensor, but {name} has shape "
+                             f"{shape}: build the example from 1-element tensors")
+    row_of = {id(t): r for r, (t, *_) in enumerate(rows)}
+
+    # Autograd's nodes: each record's own node, the other nodes its op made, leaves.
+    own = {id(rec.out.grad_fn): i for i, rec in enumerate(records)
+           if rec.out.grad_fn is not None}
+    if not own:
+        raise ValueError("no record's output has a grad_fn: give the leaves requires_grad=True, "
+                         "so that autograd builds the same computation")
+    owner: dict[int, int] = dict(own)
+    for i, rec in enumerate(records):
+        stack = [rec.out.grad_fn]
+        while stack:
+            node = stack.pop()
+            for nxt, _ in getattr(node, "next_functions", ()):
+                if nxt is None or id(nxt) in own or hasattr(nxt, "variable"):
+                    continue
+                if id(nxt) not in owner:
+                    owner[id(nxt)] = i
+                    stack.append(nxt)
+    items: list[tuple[str, str, int | None]] = []        # text, look, leaf row
+    group: list[int | None] = []
+    for node in ran:
+        if id(node) in own:
+            items.append((f"#{own[id(node)]} {_node_name(node)}", "", None))
+        elif hasattr(node, "variable"):
+            leaf = node.variable
+            name = by_id.get(id(leaf), "leaf")
+            items.append((f"{name} {_node_name(node)}", "red", row_of.get(id(leaf))))
+        elif id(node) in owner:
+            items.append((_node_name(node), "grey inner", None))
+        else:
+            items.append((_node_name(node), "grey", None))
+        group.append(owner.get(id(node), group[-1] if group else None))
+    runs_of: dict[int, int] = {}                 # leaf row: how often its node ran
+    for _, _, r in items:
+        if r is not None:
+            runs_of[r] = runs_of.get(r, 0) + 1
+    n_sends: dict[int, int] = {}                 # row: how many shares the tape sent it
+    for e in run.events:
+        if e[0] == "send" and id(e[1]) in row_of:
+            n_sends[row_of[id(e[1])]] = n_sends.get(row_of[id(e[1])], 0) + 1
+
+    width, top, row_h, item_h = 400, 26, 19, 13.5
+    height = top + max(len(rows) * row_h, len(items) * item_h) + 6
+    xn, xm, xv, xg, xgr, xa = 6, 48, 192, 216, 252, 262
+
+    def draw(n_rows: int, g: dict[int, str], hot_rows: dict[int, str], hot_g: set[int],
+             popped: set[int], n_items: int, hot_items: set[int], grads: dict[int, str]) -> Canvas:
+        pic = Canvas(width, height)
+        pic.text(xn, 14, "tensor", cls="small bold")
+        pic.text(xm, 14, "made by", cls="small bold")
+        pic.text(xv, 14, "value", cls="small bold", anchor="end")
+        pic.text(xg, 14, ".g", cls="small bold red", anchor="end")
+        pic.text(xgr, 14, ".grad", cls="small bold", anchor="end")
+        pic.text(xa, 14, "autograd ran", cls="small bold")
+        pic.line(xa - 5, 4, xa - 5, height - 4, cls="grey faint", arrow=False)
+        for r in range(n_rows):
+            t, name, how, rec = rows[r]
+            y = top + r * row_h
+            if rec is None:
+                look = "grey"
+            elif rec in popped:
+                look = "grey faint"
+            else:
+                look = "blue"
+            look = hot_rows.get(r, look)
+            pic.box(2, y, xgr + 2, row_h - 2, cls=look)
+            base = y + 12.5
+            pic.text(xn, base, name, cls="small bold")
+            pic.text(xm, base, how, cls="small" + (" grey" if rec is None else ""))
+            pic.text(xv, base, _num(t), cls="small", anchor="end")
+            if r in g:
+                pic.text(xg, base, g[r], cls="small red" + (" hot" if r in hot_g else ""),
+                         anchor="end")
+            if r in grads:
+                pic.text(xgr, base, grads[r], cls="small", anchor="end")
+        if n_items == 0:
+            pic.text(xa, top + 12, "(its own backward,", cls="small grey")
+            pic.text(xa, top + 26, "shown beside ours)", cls="small grey")
+        if hot_items:                            # what ran for this pop: on orange
+            k0, k1 = min(hot_items), max(hot_items)
+            pic.box(xa - 3, top + k0 * item_h, width - xa + 2, (k1 - k0 + 1) * item_h + 3,
+                    cls="orange")
+        for k in range(n_items):
+            text, look, _ = items[k]
+            y = top + 10 + k * item_h
+            pic.text(xa + (10 if "inner" in look else 0), y, text,
+                     cls=f"small {look.replace('inner', '').strip()}")
+        return pic
+
+    frames = []
+    popped: set[int] = set()
+    g: dict[int, str] = {}
+    uses: dict[int, int] = {}
+    for i, rec in enumerate(records):
+        said = []
+        for t in dict.fromkeys(id(t) for t in rec.inputs):
+            k = sum(1 for u in rec.inputs if id(u) == t)
+            before = uses.get(t, 0)
+            uses[t] = before + k
+            if before + k > 1:
+                nm = label[t]
+                said.append(f"{nm} used twice here" if k == 2 and not before else
+                            f"{nm}'s {_ordinal(before + 1)} use" if k == 1 else
+                            f"{nm} used {before + k} times so far")
+        hot = {row_of[id(t)]: "orange" for t in rec.inputs}           # what it holds
+        hot |= {r: "orange hot" for r in range(first_row[i], row_of[id(rec.out)] + 1)}
+        _, _, how, _ = rows[row_of[id(rec.out)]]
+        caption = f"Forward: {how} = {_num(rec.out)}, recorded on the tape as #{i}"
+        caption = _short(caption + "".join(f"; {s}" for s in said), caption)
+        frames.append((draw(row_of[id(rec.out)] + 1, g, hot, set(), popped, 0, set(), {}),
+                       caption))
+
+    n_items, sends, current = 0, [], None
+    grads: dict[int, str] = {}
+    shown_runs: dict[int, int] = {}
+
+    def flush():
+        nonlocal n_items
+        i = current
+        rec = records[i]
+        last = max((k for k, gr in enumerate(group) if gr == i), default=n_items - 1)
+        new = set(range(n_items, max(n_items, last + 1)))
+        n_items = max(n_items, last + 1)
+        once = []
+        for k in sorted(new):
+            r = items[k][2]
+            if r is None:
+                continue
+            shown_runs[r] = shown_runs.get(r, 0) + 1
+            leaf = rows[r][0]
+            if shown_runs[r] == runs_of[r] and leaf.grad is not None:
+                grads[r] = _num(leaf.grad)          # its .grad once its last run is shown
+                if runs_of[r] == 1 and n_sends.get(r, 0) > 1:
+                    once.append(rows[r][1])
+        hot_g = set()
+        parts = []
+        for t, share, after in sends:
+            r = row_of[id(t)]
+            g[r] = _num(after)
+            hot_g.add(r)
+            parts.append(f"{label[id(t)]}.g += {_num(share)} → {g[r]}")
+        head = f"Pop #{i} ({rec.op}), its .g {g.get(row_of[id(rec.out)], '?')}: "
+        caption = head + ", ".join(parts)
+        if once:
+            caption += "; autograd adds once: " + ", ".join(once)
+        caption = _short(caption, head + ", ".join(parts))
+        hot = {row_of[id(t)]: "orange" for t in rec.inputs} | {row_of[id(rec.out)]: "orange hot"}
+        frames.append((draw(len(rows), g, hot, hot_g, popped, n_items, new, grads), caption))
+        popped.add(i)
+
+    for e in run.events:
+        if e[0] == "start":
+            _, loss, seen = e
+            for r, (t, *_) in enumerate(rows):
+                if seen.get(id(t)) is not None:
+                    g[r] = _num(seen[id(t)])
+            if id(loss) not in row_of or seen.get(id(loss)) is None:
+                raise ValueError("tape.backward(loss) got a loss that no record on the tape made")
+            frames.append((draw(len(rows), g, {}, {row_of[id(loss)]}, popped, 0, set(), {}),
+                           f"Backward: start sets every .g on the tape to 0, then "
+                           f"{label[id(loss)]}.g (the loss's) to {_num(seen[id(loss)])}"))
+        elif e[0] == "pop":
+            if current is not None:
+                flush()
+            if e[1] is None:
+                raise ValueError("the tape popped a record it did not hold when watch_tape began")
+            current, sends = e[1], []
+        elif e[0] == "send" and current is not None:
+            if id(e[1]) not in row_of:
+                raise ValueError(f"record #{current} sent a share to a tensor not on the tape")
+            sends.append(e[1:])
+    if current is not None:
+        flush()
+    return Stepper(frames, title=title)

@@ -1,0 +1,136 @@
+"""helpers.stories.tape: a tape's pops and sends recorded, drawn beside autograd's order."""
+
+from collections import namedtuple
+
+import pytest
+import torch
+
+from helpers.graph import node_order
+from helpers.stories.tape import TapeRun, tape_story, watch_tape
+
+# A copy of notebook 05's Tape and two of its ops (the lesson keeps the originals).
+Record = namedtuple("Record", "op out inputs backward")
+
+
+class Tape:
+    def __init__(self):
+        self.records = []
+
+    def record(self, op, out, inputs, backward):
+        self.records.append(Record(op, out, inputs, backward))
+        return out
+
+    def send(self, t, g):
+        t.g += g
+
+    def start(self, loss):
+        for rec in self.records:
+            for t in (rec.out, *rec.inputs):
+                t.g = torch.zeros_like(t)
+        loss.g = torch.ones_like(loss)
+
+    def backward(self, loss):
+        self.start(loss)
+        while self.records:
+            rec = self.records.pop()
+            for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
+                self.send(t, g)
+
+
+def add(tape, x, y):
+    return tape.record("add", x + y, (x, y), lambda g: (g, g))
+
+
+def relu(tape, x):
+    return tape.record("relu", x.clamp_min(0.), (x,),
+                       lambda g: (torch.where(x > 0, g, 0),))
+
+
+def _two_branches():
+    """Appendix B's computation: pa = a + a, pb = b + b, top = relu(pa) + relu(pb)."""
+    a, b = (torch.tensor(v, requires_grad=True) for v in (1.0, 3.0))
+    tape = Tape()
+    pa, pb = add(tape, a, a), add(tape, b, b)
+    top = add(tape, relu(tape, pa), relu(tape, pb))
+    return tape, top, {"a": a, "b": b}
+
+
+def _run():
+    tape, top, names = _two_branches()
+    ran = node_order(top)
+    with watch_tape(tape) as run:
+        tape.backward(top)
+    return tape, run, ran, names
+
+
+def test_watch_logs_start_pops_and_sends_in_order_and_puts_the_tape_back():
+    tape, run, _, names = _run()
+    a, b = names["a"], names["b"]
+    assert [r.op for r in run.records] == ["add", "add", "relu", "relu", "add"]
+    kinds = [e[0] for e in run.events]
+    assert kinds[0] == "start" and [e[1] for e in run.events if e[0] == "pop"] == [4, 3, 2, 1, 0]
+    sends_to_b = [(e[2].item(), e[3].item()) for e in run.events if e[0] == "send" and e[1] is b]
+    assert sends_to_b == [(1.0, 1.0), (1.0, 2.0)]          # each +=, with the running .g
+    assert a.g.item() == 2 and "send" not in vars(tape) and "start" not in vars(tape)
+    assert type(tape.records) is list and tape.records == []
+
+
+def test_story_has_a_frame_per_record_the_start_and_each_pop():
+    _, run, ran, names = _run()
+    story = tape_story(run, ran, names)
+    caps = story.captions
+    assert len(story) == 5 + 1 + 5
+    assert caps[0] == "Forward: add(a, a) = 2, recorded on the tape as #0; a used twice here"
+    assert caps[5].startswith("Backward: start sets every .g on the tape to 0")
+    assert caps[6] == "Pop #4 (add), its .g 1: #2.g += 1 → 1, #3.g += 1 → 1"
+    assert caps[9] == ("Pop #1 (add), its .g 1: b.g += 1 → 1, b.g += 1 → 2; "
+                       "autograd adds once: b")
+    page = story._repr_html_()
+    assert 'data-stepper="11"' in page and "b AccumulateGrad" in page
+    assert "#4 AddBackward0" in story.frames[6][0]          # autograd's node, beside the pop
+    assert "AccumulateGrad" not in story.frames[5][0]       # not before any pop
+
+
+def test_same_run_same_bytes():
+    pages = []
+    for _ in range(2):
+        _, run, ran, names = _run()
+        pages.append(tape_story(run, ran, names)._repr_html_())
+    assert pages[0] == pages[1]
+
+
+def test_bad_input_gets_a_sentence():
+    with pytest.raises(TypeError, match="watch_tape needs a tape"):
+        with watch_tape([1, 2]):
+            pass
+    with pytest.raises(ValueError, match="the tape is empty"):
+        with watch_tape(Tape()):
+            pass
+    tape, run, ran, names = _run()
+    with pytest.raises(ValueError, match="what watch_tape recorded"):
+        tape_story(TapeRun(records=run.records), ran, names)
+    with pytest.raises(ValueError, match="node_order"):
+        tape_story(run, [], names)
+    with pytest.raises(TypeError, match=r"names\['a'\] is a list"):
+        tape_story(run, ran, {"a": [1.0], "b": names["b"]})
+    with pytest.raises(ValueError, match=r"record #1 \(add\)'s input 0 is neither in names"):
+        tape_story(run, ran, {"a": names["a"]})
+    big, x = Tape(), torch.ones(2, requires_grad=True)
+    y = add(big, x, x)
+    with watch_tape(big) as run2:
+        big.backward(y)
+    with pytest.raises(ValueError, match=r"x has shape \(2,\): build the example"):
+        tape_story(run2, node_order(y.sum()), {"x": x})
+
+
+def test_the_tape_is_put_back_even_when_backward_raises():
+    tape, top, _ = _two_branches()
+
+    def broken(t, g):
+        raise RuntimeError("send failed")
+
+    tape.send = broken
+    with pytest.raises(RuntimeError, match="send failed"):
+        with watch_tape(tape):
+            tape.backward(top)
+    assert tape.send is broken and type(tape.records) is list and len(tape.records) == 4
