@@ -253,7 +253,8 @@ class Stepper:
             f'<figure data-frame="{i}" style="margin:0{"" if i == 0 else ";display:none"}">'
             f'<img src="data:image/svg+xml;base64,{base64.b64encode(svg.encode()).decode()}" '
             f'alt="{html.escape(caption)}" style="width:100%;max-width:{_n(width)}px">'
-            f"<figcaption><b>{i + 1}/{n}</b> {html.escape(caption)}</figcaption></figure>"
+            '<figcaption style="text-align:left;color:inherit;font-size:inherit">'
+            f"<b>{i + 1}/{n}</b> {html.escape(caption)}</figcaption></figure>"
             for i, ((svg, caption), width) in enumerate(zip(self.frames, self._widths))
         )
         return (

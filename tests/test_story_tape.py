@@ -86,7 +86,7 @@ def test_story_has_a_frame_per_record_the_start_and_each_pop():
     assert caps[9] == ("Pop #1 (add), its .g 1: b.g += 1 → 1, b.g += 1 → 2; "
                        "autograd adds once: b")
     page = story._repr_html_()
-    assert 'data-stepper="11"' in page and "b AccumulateGrad" in page
+    assert 'data-stepper="11"' in page and "b AccumulateGrad" in story.frames[-1][0]
     assert "#4 AddBackward0" in story.frames[6][0]          # autograd's node, beside the pop
     assert "AccumulateGrad" not in story.frames[5][0]       # not before any pop
 
