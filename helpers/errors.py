@@ -7,8 +7,11 @@ Shown: every notebook's set-up loads this module as an IPython extension,
 after which a traceback shows the frames of the notebook's own cells
 (``Cell In[5], line 4``) and the message, and nothing of the libraries'
 frames or of any file path on this machine; a warning prints as one line,
-``UserWarning: message``. It uses IPython's own hooks (a custom exception
-handler that draws the traceback through `_render_traceback_`, and
+``UserWarning: message``, unless it carries a stack (anomaly detection's
+"Traceback of forward call that caused the error:"): then it prints a sentence
+a line, within 79 columns, and the stack keeps only the notebook's own lines
+(``Cell In[5], line 4`` and that line). It uses IPython's own hooks (a custom
+exception handler that draws the traceback through `_render_traceback_`, and
 `warnings.formatwarning`); drawing only the notebook's lines also makes it fast
 (IPython's full traceback costs half a second the first time). ``%debug`` still
 sees the whole traceback, and ``%unload_ext helpers.errors`` restores IPython's
@@ -33,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import linecache
 import re
+import textwrap
 import types
 import warnings
 from collections.abc import Iterator
@@ -168,12 +172,37 @@ def _short_traceback(shell, etype, value, tb, tb_offset=None):
 
 
 _BUILT_AT = re.compile(r"\s*\(Triggered internally at [^)]*\)\.?$")
+# An entry of a stack printed by `traceback.format_stack`, as anomaly detection puts
+# the forward call that made a failing node into its warning.
+_STACK_ENTRY = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+), in [^\n]*\n'
+                          r"(?P<code>(?:    [^\n]*(?:\n|$))?)", re.M)
+_SHELL = None   # the IPython shell, while the extension is loaded
+
+
+def _cell_entries(stack: str) -> str:
+    """The entries of `stack` that run a notebook cell, as `Cell In[5], line 4` and the
+    line's code; the libraries' entries, and every path, are left out."""
+    shown = []
+    for m in _STACK_ENTRY.finditer(stack):
+        cell = _SHELL.compile.format_code_name(m["file"]) if _SHELL is not None else None
+        if cell is not None:
+            shown.append(f"  {' '.join(cell)}, line {m['line']}\n{m['code'].rstrip()}\n")
+    return "".join(shown)
 
 
 def _one_line(message, category, filename, lineno, line=None) -> str:
     """A warning as "UserWarning: message", without the file that raised it (or that
-    torch was built from)."""
-    return f"{category.__name__}: {_BUILT_AT.sub('', str(message))}\n"
+    torch was built from). A message that carries a stack (anomaly detection's) gets
+    its first part a sentence a line (wrapped at 79 columns) and, of the stack, the
+    notebook's lines only."""
+    text = f"{category.__name__}: {_BUILT_AT.sub('', str(message))}"
+    first = _STACK_ENTRY.search(text)
+    if first is None:
+        return text + "\n"
+    head = text[:first.start()].strip()
+    if len(head) > 79:          # a sentence a line, each wrapped at 79 columns
+        head = "\n".join(textwrap.fill(s, 79) for s in re.split(r"(?<=\.) ", head))
+    return head + "\n" + _cell_entries(text[first.start():])
 
 
 _FORMATWARNING = warnings.formatwarning
@@ -181,11 +210,15 @@ _FORMATWARNING = warnings.formatwarning
 
 def load_ipython_extension(shell) -> None:
     """`%load_ext helpers.errors`: short, path-free tracebacks and warnings."""
+    global _SHELL
+    _SHELL = shell
     shell.set_custom_exc((Exception,), _short_traceback)
     warnings.formatwarning = _one_line
 
 
 def unload_ipython_extension(shell) -> None:
     """`%unload_ext helpers.errors`: IPython's own tracebacks and warnings again."""
+    global _SHELL
+    _SHELL = None
     shell.set_custom_exc((), None)
     warnings.formatwarning = _FORMATWARNING

@@ -70,3 +70,16 @@ def test_a_warning_prints_as_one_line_without_torchs_build_path():
             "/__w/pytorch/pytorch/build/aten/src/ATen/core/TensorBody.h:494.)")
     line = _one_line(UserWarning(text), UserWarning, "/some/file.py", 3)
     assert line == "UserWarning: The .grad attribute ... for more information.\n"
+
+
+def test_a_warning_with_a_stack_keeps_no_library_frame_and_no_path():
+    text = ("Error detected in MmBackward0. Traceback of forward call that caused the "
+            "error:\n"
+            '  File "/usr/lib/python3.11/runpy.py", line 198, in _run_module_as_main\n'
+            "    return _run_code(code, main_globals, None,\n"
+            '  File "/tmp/ipykernel_9/123.py", line 5, in <module>\n'
+            "    h = torch.tanh(x_t + h @ W)\n")
+    shown = _one_line(UserWarning(text), UserWarning, "/some/file.py", 3)
+    # outside IPython no entry is a notebook cell: the stack is left out whole
+    assert shown == ("UserWarning: Error detected in MmBackward0.\n"
+                     "Traceback of forward call that caused the error:\n")

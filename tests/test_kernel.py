@@ -66,6 +66,22 @@ def test_a_warning_is_one_line_without_a_path(run):
     assert out["stderr"].count("\n") == 1 and not PATHS.search(out["stderr"]), out
 
 
+def test_anomaly_detection_shows_the_forward_line_only(run):
+    out = run("w = torch.ones(2, requires_grad=True)\n"
+              "with torch.autograd.set_detect_anomaly(True):\n"
+              "    y = (w * w).sum()\n"
+              "    with torch.no_grad():\n"
+              "        w.mul_(2)\n"
+              "    y.backward()")
+    assert out["error"][0] == "RuntimeError" and "version 1" in out["error"][1]
+    lines = out["stderr"].splitlines()
+    assert lines[:2] == ["UserWarning: Error detected in MulBackward0.",
+                         "Traceback of forward call that caused the error:"], out
+    assert lines[2].startswith("  Cell In[") and lines[2].endswith("], line 3"), out
+    assert lines[3:] == ["    y = (w * w).sum()"], out
+    assert not PATHS.search(out["stderr"]), out
+
+
 def test_unload_restores_ipythons_traceback(run):
     out = run("%unload_ext helpers.errors\ntwice((a * a).sum())")
     assert "site-packages" in out["error"][2] or "torch" in out["error"][2]

@@ -60,6 +60,12 @@ def test_addresses_are_masked():
     assert sanitize("<function f at 0x7f3a1c2b4d60>") == "<function f at 0xADDRESS>"
 
 
+def test_cell_labels_are_masked_but_not_their_line():
+    shown = "  Cell In[12], line 5\n    h = torch.tanh(x_t + h @ W)"
+    assert sanitize(shown) == "  Cell In[N], line 5\n    h = torch.tanh(x_t + h @ W)"
+
+
 def test_numbers_that_teach_are_not_masked():
-    for shown in ("loss 1.3916", "max|a-b| 3.1e-02", "used 0x in the graph", "id=12345678"):
+    for shown in ("loss 1.3916", "max|a-b| 3.1e-02", "used 0x in the graph", "id=12345678",
+                  "In[3]: x"):
         assert sanitize(shown) == shown
