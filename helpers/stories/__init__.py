@@ -4,4 +4,5 @@ One module a story, each drawn with `helpers.stepper`:
 
 - `helpers.stories.objects`  notebook 02: lesson 8's layers and the tensor objects
                              they hold, through one forward and one backward pass
+- `helpers.stories.ranks`    notebook 07: two ranks of DDP, one step on one timeline
 """
