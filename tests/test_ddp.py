@@ -373,9 +373,12 @@ def test_reentrant_checkpoint_and_find_unused_parameters():
 
 
 def test_ddp_divides_each_gradient_as_it_copies_it_then_the_all_reduce_sums():
-    """Notebook 07 §2: DDP's hook divides each gradient by the number of ranks as it
-    copies it into the bucket (the Reducer's mul_out, once per parameter), and only
-    then is the bucket all-reduced (a sum: gloo's default op)."""
+    """Notebook 07 §2's bucket, divided by the number of ranks and summed over them:
+    without a comm hook, DDP's hook divides each gradient as it copies it into the
+    bucket (the Reducer's mul_out, once per parameter), and only then is the bucket
+    all-reduced (a sum: gloo's default op). With a comm hook, the bucket holds the
+    gradients as they are, and torch's allreduce_hook divides it just before the sum
+    (the step-through's recording hook; tests/test_story_ranks.py: the same .grad)."""
     for names in ddp.launch(bucket_events).results():
         divisions = [i for i, n in enumerate(names) if n.endswith("reducer::mul_out")]
         all_reduces = [i for i, n in enumerate(names) if "allreduce" in n]

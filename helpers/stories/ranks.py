@@ -22,6 +22,7 @@ did:
 - ``("reduced", index, [(name, size), ...])``: the same bucket once the
   all-reduce is done;
 - ``("grads", {name: size or None})``: every ``.grad`` when backward returned;
+- ``("stepped",)``: `optimizer.step()` has run;
 - ``("refused", message)``: DDP refused the next forward (its first line).
   That rank then waits to be stopped, so that the other ranks' records end
   where they really wait, not where its exit would stop them.
@@ -87,6 +88,7 @@ def watch_ranks(rank: int, world_size: int, depths: list[int], **ddp_options: An
     ((model(inp, depths[rank]) - targ) ** 2).sum().backward()
     ddp.report(("grads", {n: _size(p.grad) for n, p in model.module.named_parameters()}))
     optimizer.step()
+    ddp.report(("stepped",))
     try:
         model(inp, depths[rank])                         # the next step's forward
     except RuntimeError as e:
@@ -354,6 +356,9 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
         if rk.refused:
             notes[r] = [("next forward: RuntimeError", "red bold")] + [
                 (line, "red") for line in _first_sentence(rk.refused)]
-            frame(f"Rank {r} steps on its own .grad; its next forward raises. "
-                  f"Rank {1 - r} still waits: the launcher stops it.", [set(), set()])
+            said = (f"Rank {r} steps on its own .grad; its next forward raises."
+                    if run.of(r, "stepped") else f"Rank {r}'s next forward raises.")
+            if _waiting(run.events[1 - r]):
+                said += f" Rank {1 - r} still waits in its all-reduce: the launcher stops it."
+            frame(said, [set(), set()])
     return frames
