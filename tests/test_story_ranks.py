@@ -1,5 +1,7 @@
 """helpers.stories.ranks: two ranks of DDP recorded from inside, drawn on one timeline."""
 
+import math
+
 import pytest
 
 from helpers import ddp
@@ -87,3 +89,21 @@ def test_bad_input_gets_a_sentence_naming_the_argument(runs):
         rank_story([three])
     with pytest.raises(ValueError, match="no bucket and no .grad"):
         rank_story([Run([2, 0], {}, [[], []])])
+
+
+def test_every_number_drawn_is_far_from_where_its_digits_would_change(runs):
+    """The sums are drawn in whole units (2 decimals under 10): each is at least 2e-5
+    of its size away from a rounding edge, 20 times what float rounding moves it by
+    (about 1e-6 here between CPU kernels), so every CPU and release draws the same."""
+    values = set()
+    for run in runs:
+        for events in run.events:
+            for e in events:
+                if e[0] == "hook":
+                    values.add(e[2])
+                elif e[0] in ("bucket", "reduced"):
+                    values.update(v for _, v in e[2])
+    for v in values - {0.0}:
+        step = 1 if abs(v) >= 10 else 0.01
+        x = abs(v) / step
+        assert abs(x - math.floor(x) - 0.5) * step > 2e-5 * abs(v), v

@@ -12,25 +12,29 @@ did:
 
 - ``("forward", module)``: a forward hook, at each call of ``input_linear``,
   ``middle_linear`` (once a use) and ``output_linear``;
-- ``("hook", name)``: `register_post_accumulate_grad_hook` on every parameter,
-  in the order they fire in backward (DDP's own hook fires right after each);
-- ``("bucket", index, [(name, size), ...])``: DDP's public `register_comm_hook`,
-  called when a bucket is complete: which parameters it holds and what (the
-  size of each one's part, below), just before it is all-reduced; the hook
+- ``("hook", name, sum)``: `register_post_accumulate_grad_hook` on every
+  parameter, in the order they fire in backward, with its ``.grad`` then (DDP's
+  own hook fires right after each, and copies that ``.grad`` into the bucket);
+- ``("bucket", index, [(name, sum), ...])``: DDP's public `register_comm_hook`,
+  called when a bucket is complete (and the buckets before it have gone):
+  which parameters it holds and what, just before it is all-reduced. The hook
   then runs torch's own `allreduce_hook` (divide by the number of ranks, sum
   over the ranks), which gives what DDP gives without a hook, bit for bit;
-- ``("reduced", index, [(name, size), ...])``: the same bucket once the
+- ``("reduced", index, [(name, sum), ...])``: the same bucket once the
   all-reduce is done;
-- ``("grads", {name: size or None})``: every ``.grad`` when backward returned;
+- ``("grads", {name: sum or None})``: every ``.grad`` when backward returned;
 - ``("stepped",)``: `optimizer.step()` has run;
 - ``("refused", message)``: DDP refused the next forward (its first line).
   That rank then waits to be stopped, so that the other ranks' records end
   where they really wait, not where its exit would stop them.
 
-A size is a gradient's largest magnitude, ``|g|max``, times 1000, rounded to a
-whole number: digits that every CPU reproduces. Events are ordered within a
-rank as the rank recorded them; across ranks only at the all-reduce, where they
-meet. `rank_story` draws the records, one frame a stage of the step.
+A gradient is recorded as one number, the sum of its entries (linear, so the
+all-reduce's mean of two parts is the mean of their sums), and drawn in whole
+units (two decimals under 10): digits that every CPU reproduces. Events are
+ordered within a rank as the rank recorded them; across ranks only at the
+all-reduce, where they meet. No clock is read. `rank_story` draws the records,
+one frame a stage of the step: the forwards, each rank's backward, the
+all-reduce and `.grad`, or the refusal.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from helpers import ddp
 from helpers.stepper import Canvas, Stepper
 
 __all__ = ["Run", "rank_story", "record_ranks", "watch_ranks"]
+
 
 def _size(g: torch.Tensor | None) -> float | None:
     """A gradient in one number: the sum of its entries (None for no gradient)."""
@@ -111,9 +116,12 @@ class Run:
         return [e for e in self.events[rank] if e[0] == kind]
 
 
-def _waiting(events: list[tuple]) -> bool:
-    """The rank's last event is a bucket whose all-reduce has started, not finished."""
-    return bool(events) and events[-1][0] == "bucket"
+def _waiting(events: list[tuple], others: list[list[tuple]] = ()) -> bool:
+    """The rank's last event is a bucket whose all-reduce has started, not finished,
+    and that none of `others` (the ranks' events) has started."""
+    if not events or events[-1][0] != "bucket":
+        return False
+    return not any(e[0] == "bucket" and e[1] == events[-1][1] for ev in others for e in ev)
 
 
 def record_ranks(depths: list[int], timeout: float = 20.0, **ddp_options: Any) -> Run:
@@ -133,7 +141,8 @@ def record_ranks(depths: list[int], timeout: float = 20.0, **ddp_options: Any) -
         while job.running():
             events = job.reports()
             refused = [r for r, ev in enumerate(events) if ev and ev[-1][0] == "refused"]
-            if refused and all(r in refused or _waiting(ev) or r not in job.running()
+            gone = [events[r] for r in refused]
+            if refused and all(r in refused or _waiting(ev, gone) or r not in job.running()
                                for r, ev in enumerate(events)):
                 break
             if time.monotonic() > deadline:
@@ -317,7 +326,7 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
             said += f"; DDP puts zeros for the {len(zeros)} unused"
         if rk.bucket:
             said += "; bucket complete: all-reduce starts"
-            if ranks[other].bucket:
+            if ranks[other].bucket and hooks_shown[other]:
                 band[:] = ["all-reduce: \u00f7 2 on each rank, then summed over the ranks",
                            "green"]
             elif hooks_shown[other]:
@@ -358,7 +367,7 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
                 (line, "red") for line in _first_sentence(rk.refused)]
             said = (f"Rank {r} steps on its own .grad; its next forward raises."
                     if run.of(r, "stepped") else f"Rank {r}'s next forward raises.")
-            if _waiting(run.events[1 - r]):
+            if _waiting(run.events[1 - r], [run.events[r]]):
                 said += f" Rank {1 - r} still waits in its all-reduce: the launcher stops it."
             frame(said, [set(), set()])
     return frames
