@@ -1,4 +1,4 @@
-"""Run a function on a few local processes, as `torchrun` would (notebook 07).
+"""Run a function on a few local processes, in torchrun's environment (notebook 07).
 
     job = launch(train, nprocs=2, timeout=30, depths=...)   # returns at once
     ...                                                      # the notebook goes on
@@ -14,6 +14,8 @@ DDP tutorial, plus what a notebook needs around it:
   others on 127.0.0.1;
 - each rank's return value, sent back in a file of its own (written whole or
   not at all, so that a rank stopped while writing leaves nothing half-read);
+- what a rank reports as it goes (`report(event)` inside the function), kept even
+  when the rank later fails, hangs or is stopped: `job.reports()`, rank by rank;
 - a failure reported as a `WorkerError` naming the rank that failed first, the
   line of the function and the message, path-free (`.traceback` keeps the
   rank's whole traceback); the other ranks are stopped at once;
@@ -32,8 +34,12 @@ much again for `torch._dynamo`, which DDP's constructor imports):
   the background, which imports torch and `torch._dynamo` once;
 - where there is neither (Windows), each process starts afresh (spawn).
 
+torchrun itself starts each process afresh: seconds, where a fork takes a
+fraction of one. The script helpers/train_ddp.py is what a learner runs with it.
+
 The function must be importable by name (defined in a module, not in a
-notebook): `train` and `train_accumulating` below are the ones notebook 07 runs.
+notebook): `train` (from helpers/train_ddp.py) and `train_accumulating` below are
+the ones notebook 07 runs.
 """
 
 from __future__ import annotations
@@ -42,7 +48,6 @@ import multiprocessing
 import multiprocessing.connection
 import os
 import pickle
-import random
 import shutil
 import socket
 import sys
@@ -57,10 +62,42 @@ import torch.distributed as dist
 import torch.multiprocessing as torch_mp
 from torch.nn.parallel import DistributedDataParallel
 
-__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "rows", "same_grads", "train",
-           "train_accumulating"]
+from helpers.train_ddp import DynamicNet, rows, train
+
+__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "report", "rows", "same_grads",
+           "train", "train_accumulating"]
 
 _PRELOAD = ["torch", "torch._dynamo", "torch.distributed", "helpers.ddp"]
+_REPORTS: str | None = None    # in a rank that launch started: the file report() appends to
+
+
+def report(event: Any) -> None:
+    """Inside a rank that `launch` started: send `event` (anything picklable) to the
+    caller at once, so that it arrives even if the rank fails, hangs or is stopped
+    later. `Job.reports()` returns the events rank by rank, each rank's in the order
+    it sent them."""
+    if _REPORTS is None:
+        raise RuntimeError("ddp.report(event) works only inside a rank that ddp.launch "
+                           "started")
+    data = pickle.dumps(event)
+    with open(_REPORTS, "ab") as f:             # one write: the length, then the event
+        f.write(len(data).to_bytes(8, "little") + data)
+
+
+def _read_reports(path: str) -> list[Any]:
+    """The events in a rank's report file, whole ones only (the last may be half-written)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as f:
+        data = f.read()
+    events, i = [], 0
+    while i + 8 <= len(data):
+        n = int.from_bytes(data[i:i + 8], "little")
+        if i + 8 + n > len(data):
+            break
+        events.append(pickle.loads(data[i + 8:i + 8 + n]))
+        i += 8 + n
+    return events
 
 
 class WorkerError(RuntimeError):
@@ -127,6 +164,8 @@ def _rank(rank: int, fn: Callable[..., Any], nprocs: int, port: int, kwargs: dic
     os.dup2(quiet, 1)                          # not C++'s warnings,
     os.dup2(quiet, 2)
     sys.stdout = sys.stderr = open(os.devnull, "w")   # nor Python's (a kernel's streams)
+    global _REPORTS
+    _REPORTS = os.path.join(folder, f"reports{rank}")
     os.environ.update(env)
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), RANK=str(rank),
                       WORLD_SIZE=str(nprocs), LOCAL_RANK=str(rank))
@@ -170,6 +209,7 @@ class Job:
         self.timeout, self.nprocs = timeout, nprocs
         self._folder = tempfile.mkdtemp(prefix="ddp-job-")
         self._outcome: tuple[str, Any] | None = None
+        self._reports: list[list[Any]] = [[] for _ in range(nprocs)]
         self._deadline = time.monotonic() + timeout
         self._context = torch_mp.start_processes(
             _rank, args=(fn, nprocs, _free_port(), kwargs, dict(os.environ), self._folder),
@@ -184,6 +224,18 @@ class Job:
                 with open(path, "rb") as f:
                     got[rank] = pickle.load(f)
         return got
+
+    def reports(self) -> list[list[Any]]:
+        """What each rank has sent with `report(...)` so far (all of it, once the job
+        is over): one list a rank, in the order the rank sent them."""
+        if os.path.isdir(self._folder):
+            self._reports = [_read_reports(os.path.join(self._folder, f"reports{r}"))
+                             for r in range(self.nprocs)]
+        return [list(events) for events in self._reports]
+
+    def running(self) -> list[int]:
+        """The ranks whose process has not ended yet."""
+        return [r for r, p in enumerate(self._context.processes) if p.exitcode is None]
 
     def _wait(self) -> list[Any]:
         processes = self._context.processes
@@ -235,7 +287,8 @@ class Job:
         return WorkerError(rank, f"rank {rank} died (exit code {code})")
 
     def stop(self) -> None:
-        """Stop every process that still runs; remove the files it and torch wrote."""
+        """Stop every process that still runs, rank 0 first; keep what the ranks
+        reported; remove the files they and torch wrote."""
         for p in self._context.processes:
             if p.is_alive():
                 p.kill()
@@ -243,6 +296,7 @@ class Job:
         for path in self._context.error_files:
             if path and os.path.exists(path):
                 os.remove(path)
+        self.reports()
         shutil.rmtree(self._folder, ignore_errors=True)
 
 
@@ -262,51 +316,10 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 
 # ---------------------------------------------------------------------------------
 # What notebook 07 runs: the tutorial's DynamicNet under DistributedDataParallel
-# (notebook 06 uses DynamicNet too).
-# The notebook prints `train` and `train_accumulating` as they are: keep them short,
-# as a learner would write them, and at most 79 characters wide.
-
-
-class DynamicNet(torch.nn.Module):
-    """The tutorial's model, as in notebook 04 (`forward` may be given a depth)."""
-
-    # recap of 04 §1
-    def __init__(self, D_in: int, H: int, D_out: int):
-        super().__init__()
-        self.input_linear = torch.nn.Linear(D_in, H)
-        self.middle_linear = torch.nn.Linear(H, H)
-        self.output_linear = torch.nn.Linear(H, D_out)
-
-    def forward(self, x: torch.Tensor, depth: int | None = None) -> torch.Tensor:
-        if depth is None:
-            depth = random.randint(0, 3)
-        h_relu = self.input_linear(x).clamp(min=0)
-        for _ in range(depth):
-            h_relu = self.middle_linear(h_relu).clamp(min=0)
-        return self.output_linear(h_relu)
-
-
-def rows(rank: int) -> tuple[torch.Tensor, torch.Tensor]:
-    """Rank `rank`'s 32 of the tutorial's 64 random rows: inputs (32, 1000), targets (32, 10)."""
-    g = torch.Generator().manual_seed(1000 + rank)
-    return torch.randn(32, 1000, generator=g), torch.randn(32, 10, generator=g)
-
-
-def train(rank, world_size, depths, **ddp_options):
-    dist.init_process_group("gloo")   # finds RANK, WORLD_SIZE, MASTER_ADDR...
-    torch.manual_seed(0)              # (DDP copies rank 0's weights anyway)
-    model = DistributedDataParallel(DynamicNet(1000, 100, 10), **ddp_options)
-    optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
-    inp, targ = rows(rank)            # this rank's 32 of the 64 rows
-    grads = []                        # .grad after each backward
-    for depth in depths[rank]:        # this rank's depth at each step
-        optimizer.zero_grad()
-        loss = ((model(inp, depth) - targ) ** 2).sum()
-        loss.backward()               # DDP: .grad averaged over the ranks
-        grads.append({n: p.grad for n, p in model.module.named_parameters()})
-        optimizer.step()
-    dist.destroy_process_group()
-    return grads
+# (notebook 06 uses DynamicNet too). `DynamicNet`, `rows` and `train` live in the
+# script helpers/train_ddp.py, which torchrun runs as it is.
+# The notebook prints `train`, `main` and `train_accumulating` as they are: keep them
+# short, as a learner would write them, and at most 79 characters wide.
 
 
 def train_accumulating(rank, world_size, depth, micro_batches):

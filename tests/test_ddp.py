@@ -7,7 +7,12 @@ launch costs a fraction of a second.
 
 from __future__ import annotations
 
+import json
 import os
+import pathlib
+import re
+import subprocess
+import sys
 import time
 
 import pytest
@@ -368,11 +373,207 @@ def test_reentrant_checkpoint_and_find_unused_parameters():
 
 
 def test_ddp_divides_each_gradient_as_it_copies_it_then_the_all_reduce_sums():
-    """Notebook 07 §2: DDP's hook divides each gradient by the number of ranks as it
-    copies it into the bucket (the Reducer's mul_out, once per parameter), and only
-    then is the bucket all-reduced (a sum: gloo's default op)."""
+    """Notebook 07 §2's bucket, divided by the number of ranks and summed over them:
+    without a comm hook, DDP's hook divides each gradient as it copies it into the
+    bucket (the Reducer's mul_out, once per parameter), and only then is the bucket
+    all-reduced (a sum: gloo's default op). With a comm hook, the bucket holds the
+    gradients as they are, and torch's allreduce_hook divides it just before the sum
+    (the step-through's recording hook; tests/test_story_ranks.py: the same .grad)."""
     for names in ddp.launch(bucket_events).results():
         divisions = [i for i, n in enumerate(names) if n.endswith("reducer::mul_out")]
         all_reduces = [i for i, n in enumerate(names) if "allreduce" in n]
         assert len(divisions) == 6 and all_reduces, names
         assert max(divisions) < min(all_reduces), names
+
+
+# --- what notebook 07 says, checked (issue 29) -------------------------------------
+
+
+def reports_then_raises(rank, world_size):
+    ddp.report(("started", rank))
+    if rank == 1:
+        ddp.report(("about to fail",))
+        raise ValueError("no luck")
+    ddp.report(("sleeping",))
+    time.sleep(60)                       # stopped by the launcher, its reports kept
+
+
+def test_reports_arrive_as_they_go_and_survive_a_failure():
+    job = ddp.launch(reports_then_raises, nprocs=2, timeout=60)
+    with pytest.raises(ddp.WorkerError, match="no luck"):
+        job.results()
+    assert job.reports() == [[("started", 0), ("sleeping",)], [("started", 1), ("about to fail",)]]
+    assert gone(job) and not left_behind(job)
+    with pytest.raises(RuntimeError, match="only inside a rank"):
+        ddp.report("outside")
+
+
+def skips_after_accumulating(rank, world_size, last_depths):
+    """A micro-batch under no_sync() at depth 2, then one outside at last_depths[rank],
+    with find_unused_parameters=True: middle_linear.weight's gradient from each part
+    (None where the rank skipped the layer), and .grad at the end."""
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(ddp.DynamicNet(1000, 100, 10), find_unused_parameters=True)
+    w = model.module.middle_linear.weight
+    (x0, x1), (y0, y1) = (t.chunk(2) for t in ddp.rows(rank))
+    with model.no_sync():
+        ((model(x0, 2) - y0) ** 2).sum().backward()
+    first = w.grad.clone()
+    second = torch.autograd.grad(((model.module(x1, last_depths[rank]) - y1) ** 2).sum(), w,
+                                 allow_unused=True)[0]
+    ((model(x1, last_depths[rank]) - y1) ** 2).sum().backward()
+    grad = w.grad.clone()
+    dist.destroy_process_group()
+    return first, second, grad
+
+
+def test_a_skipped_parameter_sends_its_accumulated_grad_not_zeros():
+    """Notebook 07 §3: zeros go into the bucket for a parameter the rank skipped only
+    while its .grad is None; after a micro-batch under no_sync(), its accumulated .grad
+    goes in instead. Rank 1 skips middle_linear in the all-reducing micro-batch: every
+    rank gets (rank 0's two parts + rank 1's first part) / 2, not rank 0's alone / 2."""
+    (a0, b0, g0), (a1, b1, g1) = ddp.launch(skips_after_accumulating,
+                                            last_depths=[2, 0]).results()
+    assert b1 is None and torch.equal(g0, g1)
+    torch.testing.assert_close(g0, (a0 + b0 + a1) / 2)
+    assert not torch.allclose(g0, (a0 + b0) / 2)
+    (a0, b0, g0), (a1, b1, g1) = ddp.launch(skips_after_accumulating,
+                                            last_depths=[0, 0]).results()
+    assert b0 is None and b1 is None                     # no rank used it: still reduced
+    torch.testing.assert_close(g0, (a0 + a1) / 2)
+    assert torch.equal(g0, g1)
+
+
+class Swapped(torch.nn.Module):
+    """Two layers registered in the order opposite to their use: DDP's first buckets
+    (the parameters in reverse order of registration) do not fill in bucket order."""
+
+    def __init__(self):
+        super().__init__()
+        self.last = torch.nn.Linear(64, 64)
+        self.first = torch.nn.Linear(64, 64)
+
+    def forward(self, x):
+        return self.last(self.first(x))
+
+
+def ready_and_reduced(rank, world_size):
+    """The events of one backward, in order: each parameter ready (its post-accumulate
+    hook) and each bucket all-reduced (DDP's comm hook, running torch's default one)."""
+    import torch.distributed as dist
+    from torch.distributed.algorithms.ddp_comm_hooks.default_hooks import allreduce_hook
+    from torch.nn.parallel import DistributedDataParallel
+
+    dist.init_process_group("gloo")
+    torch.manual_seed(0)
+    model = DistributedDataParallel(Swapped(), find_unused_parameters=True, bucket_cap_mb=0.01)
+    names = {id(p): n for n, p in model.module.named_parameters()}
+    events = []
+    for n, p in model.module.named_parameters():
+        p.register_post_accumulate_grad_hook(lambda p, n=n: events.append(("ready", n)))
+
+    def hook(state, bucket):
+        events.append(("reduce", bucket.index(), [names[id(p)] for p in bucket.parameters()]))
+        return allreduce_hook(state, bucket)
+
+    model.register_comm_hook(None, hook)
+    model(torch.randn(4, 64)).sum().backward()
+    dist.destroy_process_group()
+    return events
+
+
+def test_buckets_are_all_reduced_in_order():
+    """Notebook 07 §2: a complete bucket waits for the buckets before it. Here the last
+    bucket is complete second, and all-reduced last."""
+    for events in ddp.launch(ready_and_reduced).results():
+        reduced = [e for e in events if e[0] == "reduce"]
+        assert [e[1] for e in reduced] == list(range(len(reduced))) and len(reduced) >= 3
+        ready = [e[1] for e in events if e[0] == "ready"]
+        last = reduced[-1][2]
+        complete = max(ready.index(n) for n in last)             # when it was complete
+        assert complete < ready.index(reduced[0][2][-1])          # before bucket 0 was
+        assert events.index(reduced[-1]) == len(events) - 1       # yet reduced last
+
+
+def test_the_post_accumulate_hook_fires_once_a_backward_or_once_a_reentrant_segment():
+    """Notebook 07 §2: after the uses' sum, once per backward; under the reentrant
+    checkpoint once per checkpointed segment, each segment running a backward of its own."""
+    from torch.utils.checkpoint import checkpoint
+
+    lin = torch.nn.Linear(3, 3)
+    fired = []
+    lin.weight.register_post_accumulate_grad_hook(lambda p: fired.append(1))
+    x = torch.randn(2, 3)
+
+    def twice(h):
+        return lin(lin(h))
+
+    def count(run):
+        fired.clear()
+        run().sum().backward()
+        return len(fired)
+
+    assert count(lambda: twice(twice(x))) == 1                     # 4 uses, plain
+    for reentrant, segments in ((True, 2), (False, 1)):
+        two = lambda r=reentrant: checkpoint(twice, checkpoint(  # noqa: E731
+            twice, x.requires_grad_(), use_reentrant=r), use_reentrant=r)
+        assert count(two) == segments
+
+
+def test_a_doubled_learning_rate_undoes_the_mean_for_sgd_adam_ignores_the_factor():
+    """Notebook 07 §3: with a summed loss DDP's gradient is half one process's; SGD
+    (no weight decay) with twice the learning rate takes the same steps, and Adam's
+    steps hardly change with a constant factor on the gradient (only through eps)."""
+    def steps(opt_class, scale, **kw):
+        torch.manual_seed(0)
+        w = torch.nn.Parameter(torch.randn(5))
+        opt = opt_class([w], **kw)
+        for _ in range(3):
+            opt.zero_grad()
+            (scale * (w ** 2).sum()).backward()
+            opt.step()
+        return w.detach()
+
+    sgd = dict(momentum=0.9)
+    torch.testing.assert_close(steps(torch.optim.SGD, 0.5, lr=0.2, **sgd),
+                               steps(torch.optim.SGD, 1.0, lr=0.1, **sgd))
+    assert not torch.allclose(steps(torch.optim.SGD, 0.5, lr=0.2, weight_decay=0.1, **sgd),
+                              steps(torch.optim.SGD, 1.0, lr=0.1, weight_decay=0.1, **sgd))
+    torch.testing.assert_close(steps(torch.optim.Adam, 0.5, lr=0.1),
+                               steps(torch.optim.Adam, 1.0, lr=0.1))
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+NOTEBOOK = ROOT / "notebooks" / "07_dynamicnet_on_two_processes.ipynb"
+TORCHRUN = re.compile(r"torchrun --standalone --nproc-per-node=2\s+helpers/train_ddp\.py")
+
+
+def test_torchrun_runs_the_script_the_notebook_shows():
+    """Notebook 07 §2 shows helpers/train_ddp.py and the torchrun command line that runs
+    it: run exactly that, in fresh processes, and check what each rank prints against
+    ddp.launch(train, ...) with the script's own arguments."""
+    from helpers import train_ddp
+
+    prose = " ".join("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]
+                     if c["cell_type"] == "markdown")
+    shown = TORCHRUN.findall(prose)
+    assert shown, "notebook 07 no longer shows the torchrun command line"
+    assert " ".join(shown[0].split()) in " ".join(train_ddp.__doc__.split())
+    command = [str(pathlib.Path(sys.executable).with_name("torchrun")), *shown[0].split()[1:]]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert run.returncode == 0, run.stderr[-2000:]
+    lines = sorted(run.stdout.splitlines())
+    grads = ddp.launch(ddp.train, depths=[[2, 1, 0], [2, 0, 0]],
+                       find_unused_parameters=True).results()
+    want = []
+    for rank in range(2):
+        for step, g in enumerate(grads[rank]):
+            g = g["middle_linear.weight"]
+            want.append(f"rank {rank}, step {step}: middle_linear.weight.grad "
+                        + ("None" if g is None else f"sums to {g.sum():.3f}"))
+    assert lines == want

@@ -7,4 +7,5 @@ One module a story, each drawn with `helpers.stepper`:
 - `helpers.stories.shares`   notebook 04: a reused weight's shares arriving, .grad, one step
 - `helpers.stories.tape`     notebook 05: a tape's records, then its backward newest first,
                              each += into .g, beside autograd's node order
+- `helpers.stories.ranks`    notebook 07: two ranks of DDP, one step on one timeline
 """

@@ -1,0 +1,78 @@
+"""The PyTorch tutorial's DynamicNet trained under DistributedDataParallel: a script.
+
+torchrun starts it once a rank, each process with RANK, WORLD_SIZE, MASTER_ADDR and
+MASTER_PORT in its environment. On one machine, two CPU processes, from the course's
+folder:
+
+    torchrun --standalone --nproc-per-node=2 helpers/train_ddp.py
+
+On several machines, run it on each with --nnodes=N --node-rank=I
+--rdzv-endpoint=HOST:PORT instead of --standalone (HOST: one of the machines), and
+on GPUs give init_process_group "nccl" and put the model and the data on the rank's
+device. Notebook 07 runs `train` in processes forked from its kernel instead
+(helpers.ddp.launch), and shows `train` and `main`.
+"""
+
+import os
+import random
+
+import torch
+import torch.distributed as dist
+from torch.nn.parallel import DistributedDataParallel
+
+
+class DynamicNet(torch.nn.Module):
+    """The tutorial's model, as in notebook 04 (`forward` may be given a depth)."""
+
+    # recap of 04 §1
+    def __init__(self, D_in, H, D_out):
+        super().__init__()
+        self.input_linear = torch.nn.Linear(D_in, H)
+        self.middle_linear = torch.nn.Linear(H, H)
+        self.output_linear = torch.nn.Linear(H, D_out)
+
+    def forward(self, x, depth=None):
+        if depth is None:
+            depth = random.randint(0, 3)
+        h_relu = self.input_linear(x).clamp(min=0)
+        for _ in range(depth):
+            h_relu = self.middle_linear(h_relu).clamp(min=0)
+        return self.output_linear(h_relu)
+
+
+def rows(rank):
+    """Rank `rank`'s 32 of the tutorial's 64 random rows: inputs (32, 1000), targets (32, 10)."""
+    g = torch.Generator().manual_seed(1000 + rank)
+    return torch.randn(32, 1000, generator=g), torch.randn(32, 10, generator=g)
+
+
+def train(rank, world_size, depths, **ddp_options):
+    dist.init_process_group("gloo")   # finds RANK, WORLD_SIZE, MASTER_ADDR...
+    torch.manual_seed(0)              # (DDP copies rank 0's weights anyway)
+    model = DistributedDataParallel(DynamicNet(1000, 100, 10), **ddp_options)
+    optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
+    inp, targ = rows(rank)            # this rank's 32 of the 64 rows
+    grads = []                        # .grad after each backward
+    for depth in depths[rank]:        # this rank's depth at each step
+        optimizer.zero_grad()
+        loss = ((model(inp, depth) - targ) ** 2).sum()
+        loss.backward()               # DDP: .grad averaged over the ranks
+        grads.append({n: p.grad for n, p in model.module.named_parameters()})
+        optimizer.step()
+    dist.destroy_process_group()
+    return grads
+
+
+def main():                           # what torchrun runs, once a rank
+    rank = int(os.environ["RANK"])
+    depths = [[2, 1, 0], [2, 0, 0]]   # rank 1 skips middle_linear from step 1
+    grads = train(rank, int(os.environ["WORLD_SIZE"]), depths,
+                  find_unused_parameters=True)
+    for step, g in enumerate(grads):
+        g = g["middle_linear.weight"]
+        print(f"rank {rank}, step {step}: middle_linear.weight.grad",
+              "None" if g is None else f"sums to {g.sum():.3f}")
+
+
+if __name__ == "__main__":
+    main()
