@@ -100,8 +100,8 @@ def test_story_has_a_frame_per_event_and_names_what_happened():
     assert len(story) == 1 + len(events) and story.title == "Lin \u2192 Mse: forward, then backward"
     caps = story.captions
     assert caps[0] == "Forward pass. The batch x goes in: one tensor object."
-    assert caps[1].startswith("lin(x) makes a new T1 as out: out.g in __call__ raises "
-                              "AttributeError")
+    assert caps[1] == ("lin(x) makes a new T1 as out: reading out.g in __call__ would raise "
+                       "AttributeError (it printed 'out.g dne yet')")   # what it printed
     assert caps[2] == "mse(T1, y) stores T1 as inp: lin.out and mse.inp name one object. " \
                       "Its out: a new T2"
     assert caps[3] == "mse.backward() sets inp.g: .g on T1, the object lin keeps as out"
@@ -119,8 +119,8 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     caps = story.captions
     assert [c.split("(")[0].split(".")[0] for c in caps[1:]] == [
         "lin1", "relu", "lin2", "mse", "mse", "lin2", "relu", "lin1"]
-    assert caps[3] == ("lin2(T2) makes a new T3 as out: out.g in __call__ raises "
-                       "AttributeError, as nothing set it yet")
+    assert caps[3] == ("lin2(T2) makes a new T3 as out: reading out.g in __call__ would raise "
+                       "AttributeError (it printed 'out.g dne yet')")
     assert caps[5] == "mse.backward() sets inp.g: .g on T3, the object lin2 keeps as out"
     for reader, tensor, writer in [("lin2", "T3", "mse"), ("relu", "T2", "lin2"),
                                    ("lin1", "T1", "relu")]:
@@ -132,13 +132,36 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     no_g = [svg.count(">no .g<") for svg, _ in story.frames]
     assert no_g == [1, 2, 3, 4, 5, 4, 3, 2, 1]
     assert "left from an earlier pass" not in "".join(svg for svg, _ in story.frames)
+    # The red dashed arrow (the out.g a backward reads) has its legend line, where drawn.
+    arrows = ["red dashed" in svg for svg, _ in story.frames]
+    legend = ["red dashed arrow: the out.g this backward reads" in svg for svg, _ in story.frames]
+    assert arrows == legend == [False] * 6 + [True] * 3
+
+
+def test_arrow_labels_sit_clear_of_their_arrows_in_full_size_text():
+    t = _tensors()
+    svg = layer_story(_lesson(t), names=t).frames[-1][0]
+    lines = [tuple(map(float, m)) for m in re.findall(
+        r'<line class="edge[^"]*" x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"',
+        svg)]
+    labels = re.findall(r'<text class="label ([^"]*)" x="([\d.]+)" y="([\d.]+)"'
+                        r'(?: text-anchor="(\w+)")?>(inp|out)</text>', svg)
+    assert len(labels) == 8 and not any("small" in cls for cls, *_ in labels)
+    for _, x, y, anchor, word in labels:
+        x, y = float(x), float(y)
+        left = {"end": x - 22, "middle": x - 11}.get(anchor, x)   # 13-unit text: ~22 wide
+        for x1, y1, x2, y2 in lines:                # no arrow crosses the label's box
+            for k in range(101):
+                px, py = x1 + (x2 - x1) * k / 100, y1 + (y2 - y1) * k / 100
+                inside = left - 1 < px < left + 23 and y - 11 < py < y + 4
+                assert not inside, f"{word} at ({x}, {y}) crosses the line to ({x2}, {y2})"
 
 
 def test_a_g_left_from_an_earlier_pass_is_drawn_as_such_until_replaced():
     t = _tensors()
     story = layer_story(_lesson(t, forward_before=True), names=t)
     first = story.frames[0][0]
-    assert ">old .g<" in first and "left from an earlier pass" in first   # x keeps its .g
+    assert ">old .g<" in first and "dashed box: a .g left from an earlier pass" in first
     assert story.frames[1][0].count("w1 .g") == 1       # w1 shown with its old .g
     last = story.frames[-1][0]
     assert ">old .g<" not in last and "left from an earlier pass" not in last

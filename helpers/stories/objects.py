@@ -19,9 +19,15 @@ Two things a learner asks about are drawn from the record as well:
 
 - the **AttributeError**: the call whose ``out`` the first backward writes on
   (the question's last ``Lin``, whose ``out`` the loss stores) is marked with
-  the error that reading ``out.g`` gets there, because no backward has set it;
+  the error that reading ``out.g`` would get there, because no backward has set
+  it; the caption quotes the last line that call printed (the question's guard:
+  "out.g dne yet");
 - a ``.g`` **left from an earlier pass** (long-lived tensors keep theirs: the
   batch, the weights) is drawn dashed and grey until this pass replaces it.
+
+A legend at the bottom explains the two dashed looks in the frames that show
+them: a dashed box (a ``.g`` left from an earlier pass) and the red dashed arrow
+(the ``out.g`` this backward reads).
 
 The layers must keep their tensors as attributes (lesson 8's ``self.inp``,
 ``self.out``, ``self.w``); the first argument of a call is its flowing input.
@@ -219,7 +225,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
             first_g.setdefault(id(t), id(t) in e.had_g)
     tensor_y = {id(t): _TOP + i * _ROW for i, t in enumerate(order)}
     layer_y = {id(e.layer): _TOP + _ROW // 2 + i * _ROW for i, e in enumerate(calls)}
-    height = _TOP + _ROW * len(order) - _ROW + _BH + 26
+    height = _TOP + _ROW * len(order) - _ROW + _BH + 40      # room for two legend lines
     holders: dict[int, list[tuple[object, str]]] = {}   # tensor id -> (layer, attribute)
     for e in calls:
         for k, a in _attrs(e.layer).items():
@@ -261,11 +267,18 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                     continue
                 ty = tensor_y[k] + _BH / 2
                 look = hot.get(f"a:{lid}:{attr}", "")
-                pic.line(_LX + _LW, y, _TX - 2, ty, cls=look or "blue")
-                at = 0.28                                  # the label: near the layer
-                lx, ly = _LX + _LW + at * (_TX - _LX - _LW), y + at * (ty - y)
-                pic.text(lx, ly + (-5 if ty < y else 13), attr,
-                         cls="small " + (look or "blue"), anchor="middle")
+                x0, x1 = _LX + _LW, _TX - 2
+                pic.line(x0, y, x1, ty, cls=look or "blue")
+                cls = look or "blue"
+                if ty <= y:                # going up: the label above the line, near the layer
+                    at = 0.28
+                    pic.text(x0 + at * (x1 - x0), y + at * (ty - y) - 7, attr, cls=cls,
+                             anchor="middle")
+                else:                      # going down: below the layer, left of the line
+                    base = y + _BH / 2 + 13
+                    top = base - 10                     # where the letters start
+                    pic.text(x0 + (top - y) * (x1 - x0) / (ty - y) - 5, base, attr, cls=cls,
+                             anchor="end")
         for t in order:
             k = id(t)
             if k not in seen:
@@ -273,14 +286,19 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
             state = g.get(k)
             sub, cls = (("old .g", "grey dashed") if state == "old"
                         else (f".g {state}", "red") if state else ("no .g", "blue"))
-            pic.box(_TX, tensor_y[k], _TW, _BH, f"{tname[k]} {_shape(t)}", sub=sub,
-                    cls=f"{cls} {hot.get(f't:{k}', '')}")
+            look, x, y = f"{cls} {hot.get(f't:{k}', '')}", _TX + _TW / 2, tensor_y[k]
+            pic.box(_TX, y, _TW, _BH, cls=look)            # two lines of full-size text
+            pic.text(x, y + 17, f"{tname[k]} {_shape(t)}", cls=look, anchor="middle")
+            pic.text(x, y + 33, sub, cls=look, anchor="middle")
             if k == error:
-                pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "out.g: AttributeError",
+                pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "reading out.g: AttributeError",
                          cls="small red bold", anchor="end")
-        if "old" in g.values():
-            pic.text(2, height - 4, "dashed: a .g left from an earlier pass",
-                     cls="small grey")
+        legend = (["dashed box: a .g left from an earlier pass"] if "old" in g.values()
+                  else [])
+        if any("red dashed" in look for look in hot.values()):
+            legend.append("red dashed arrow: the out.g this backward reads")
+        for i, line in enumerate(reversed(legend)):
+            pic.text(2, height - 4 - 14 * i, line, cls="small grey")
         return pic
 
     frames = []
@@ -313,8 +331,11 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
             for layer, a in others:            # the same object's other name
                 hot[f"a:{id(layer)}:{a}"] = "blue hot"
             if e is asked:
-                caption = (f"{name}({shown}) makes a new {o} as out: out.g in __call__ raises "
-                           "AttributeError, as nothing set it yet")
+                said = [line for line in e.printed.splitlines() if line.strip()]
+                caption = _fit(f"{name}({shown}) makes a new {o} as out: reading out.g in "
+                               "__call__ would raise AttributeError",
+                               f" (it printed {said[-1].strip()!r})" if said
+                               else ", as nothing set it yet")
             elif others:
                 caption = (f"{name}({shown}) stores {i} as inp: {lname[id(others[0][0])]}.out "
                            f"and {name}.inp name one object. Its out: a new {o}")
