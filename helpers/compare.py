@@ -115,7 +115,8 @@ class GradComparison:
 
         With ``exact=True`` every tensor must equal its reference bit for bit
         (max|a-b| is 0); the table then prints that 0, which only an asserted
-        equality may show (a coincidental 0 on one CPU is rounding noise on another).
+        equality may show (a coincidental 0 on one CPU is rounding noise on another),
+        and no tolerance column.
         """
         if not self.ok:
             raise AssertionError(f"gradients differ for {', '.join(self.failures)}:\n{self}")
@@ -137,6 +138,10 @@ class GradComparison:
     _HEADER = ("tensor", "shape", "allclose", "max|a-b|", "atol")
     WITHIN = "within tol"
 
+    def _header(self) -> tuple[str, ...]:
+        # An exact table has no tolerance to show: every difference is 0.
+        return self._HEADER[:-1] if self.exact else self._HEADER
+
     def _cells(self) -> list[tuple[str, ...]]:
         return [
             (
@@ -145,7 +150,7 @@ class GradComparison:
                 "yes" if r.close else "NO",
                 ("0" if self.exact else self.WITHIN) if r.close else _num(r.max_abs_diff),
                 _num(r.atol),
-            )
+            )[: len(self._header())]
             for r in self.rows
         ]
 
@@ -159,15 +164,15 @@ class GradComparison:
         return f"{verdict} (|a-b| <= atol + rtol*|b|, rtol={rtol})"
 
     def __str__(self) -> str:
-        cells = [self._HEADER, *self._cells()]
-        widths = [max(len(row[i]) for row in cells) for i in range(len(self._HEADER))]
+        cells = [self._header(), *self._cells()]
+        widths = [max(len(row[i]) for row in cells) for i in range(len(self._header()))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
         return "\n".join([*lines, self._summary()])
 
     __repr__ = __str__
 
     def _repr_html_(self) -> str:
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self._HEADER)
+        head = "".join(f"<th>{html.escape(h)}</th>" for h in self._header())
         body = "".join(
             ("<tr>" if r.close else '<tr style="color: #b00020; font-weight: bold">')
             + "".join(f"<td>{html.escape(c)}</td>" for c in row)
