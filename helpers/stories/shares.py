@@ -4,7 +4,7 @@
         optimizer.zero_grad()
         criterion(model(inp, depth=3), targ).backward()
         optimizer.step()
-    share_story(record, row=1, cols=range(12))
+    share_story(record, row=1, cols=range(4, 12))
 
 `watch_shares` hooks, while the block runs (and removes every hook after):
 
