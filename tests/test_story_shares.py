@@ -54,16 +54,22 @@ def test_records_uses_shares_in_arrival_order_grad_and_the_step_then_unhooks():
 def test_story_has_a_frame_per_event_and_says_what_happened():
     _, record = _run()
     story = share_story(record, row=1, cols=range(4))
-    assert len(story) == 3 + 3 + 1 + 1
+    assert len(story) == 2 + 3 + 1 + 1          # call 1, calls 2 and 3, 3 shares, .grad, step
     caps = story.captions
-    assert caps[0].startswith("Forward: middle's call 1 makes a new AddmmBackward0 node")
-    assert "one AccumulateGrad node for middle.weight; .grad is None" in caps[2]
-    assert caps[3].startswith("Backward: use 3's share arrives first")
-    assert caps[5].startswith("Use 1's share arrives last")
-    assert "runs once" in caps[6] and "momentum buffer starts as .grad" in caps[7]
-    assert caps[7].endswith("moves once, by −lr × buffer")
-    assert 'data-stepper="8"' in story._repr_html_()
-    assert "share 3" in story.frames[3][0] and "share 1" not in story.frames[3][0]
+    assert caps[0].startswith("Forward: call 1 of middle makes an AddmmBackward0 node")
+    assert caps[1].startswith("Calls 2 and 3 make 2 more AddmmBackward0 nodes")
+    assert "lead to one AccumulateGrad node; .grad is None" in caps[1]
+    assert caps[2].startswith("Backward: use 3's share arrives first")
+    assert caps[4].startswith("Use 1's share arrives last")
+    assert "runs once" in caps[5] and "momentum buffer starts as .grad" in caps[6]
+    assert caps[6].endswith("moves once, by −lr × buffer")
+    assert 'data-stepper="7"' in story._repr_html_()
+    assert "share 3" in story.frames[2][0] and "share 1" not in story.frames[2][0]
+    assert "use 2" not in story.frames[0][0] and "use 3" in story.frames[1][0]
+    assert story.frames[6][0].count('class="bar grey"') == 4   # the step: no use's colour
+    _, twice = _run(depth=2)
+    assert share_story(twice, cols=[1]).captions[1].startswith(
+        "Call 2 makes another AddmmBackward0 node; both TBackward0 nodes lead to one")
 
 
 def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
@@ -98,7 +104,7 @@ def test_bad_input_gets_a_sentence_naming_the_argument():
     _, record = _run()
     with pytest.raises(ValueError, match=r"row must be a row of middle.weight, shaped \(4, 4\)"):
         share_story(record, row=4)
-    with pytest.raises(ValueError, match="cols must be 1 to 12 columns"):
+    with pytest.raises(ValueError, match="cols must be 1 to 8 columns"):
         share_story(record, cols=[0, 9])
     with pytest.raises(RuntimeError, match="call 1 made no path to middle.weight"):
         with watch_shares(net, "middle"), torch.no_grad():

@@ -4,7 +4,7 @@
         optimizer.zero_grad()
         criterion(model(inp, depth=3), targ).backward()
         optimizer.step()
-    share_story(record, row=1, cols=range(12))
+    share_story(record, row=1, cols=range(4, 12))
 
 `watch_shares` hooks, while the block runs (and removes every hook after):
 
@@ -21,10 +21,11 @@
 - the optimizer's step hooks: the weight before and after ``step()``, and the
   weight's state in the optimizer (its momentum buffer).
 
-`share_story` draws that record, one frame an event: the uses' nodes as the
-forward pass made them, each share as it arrived with the input buffer's
-running sum, ``.grad`` as its node set it, then the step. Bars show a few
-entries of the weight's matrices (`row`, `cols`), rounded to whole units.
+`share_story` draws that record, one frame an event: the first use's nodes,
+then the other uses' (the forward pass), each share as it arrived with the
+input buffer's running sum, ``.grad`` as its node set it, then the step (in
+grey: no use's colour). Bars show a few entries of the weight's matrices
+(`row`, `cols`), rounded to whole units.
 """
 
 from __future__ import annotations
@@ -190,7 +191,7 @@ def _shape(shape: tuple) -> str:
     return str(tuple(shape)).replace(",)", ")")
 
 
-def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = range(12),
+def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = range(8),
                 title: str | None = None) -> Stepper:
     """Draw what `watch_shares` recorded, one frame an event: the uses, the shares as
     they arrived (entries ``[row, cols]`` as bars), ``.grad``, and the step."""
@@ -212,10 +213,10 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
                                                         and 0 <= row < shape[0]):
         raise ValueError(f"row must be a row of {name}, shaped {_shape(shape)}, got {row!r}")
     cols = list(cols)
-    if not cols or len(cols) > 12 or not all(
+    if not cols or len(cols) > 8 or not all(
             isinstance(c, int) and not isinstance(c, bool) and 0 <= c < shape[1]
             for c in cols):
-        raise ValueError(f"cols must be 1 to 12 columns of {name}, shaped {_shape(shape)}, "
+        raise ValueError(f"cols must be 1 to 8 columns of {name}, shaped {_shape(shape)}, "
                          f"got {cols!r}")
 
     def entries(t: torch.Tensor) -> list[float]:
@@ -263,7 +264,8 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
         for j, use in enumerate(record.uses[:made]):
             x, c = 8 + j * (uw + 8), look[use.number]
             got = use.number in order[:arrived]
-            hot = " hot" if (stage == "forward" and j == made - 1) or use.number == new else ""
+            added = stage == "forward" and (made == 1 or j > 0)     # this frame's calls
+            hot = " hot" if added or use.number == new else ""
             pic.box(x, 6, uw, 36, f"use {use.number}", cls=c + hot,
                     sub=use.node if uw >= 100 else use.node.replace("Backward0", "…"))
             mid, tx = x + uw / 2, ax + aw * (j + 0.5) / k
@@ -271,12 +273,12 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
             pic.box(mid - 45, 58, 90, 22, "", cls=c + (" hot" if use.number == new else ""))
             pic.text(mid, 73, use.path, cls="small", anchor="middle")
             pic.line(mid, 80, tx, ay - 1,
-                     cls=c + (" hot" if use.number == new else "" if got else " dashed faint"))
-            if got:
-                right = tx >= mid
-                pic.text((mid + tx) / 2 + (5 if right else -5), 97, f"share {use.number}",
-                         cls=f"small {c}" + (" bold" if use.number == new else ""),
-                         anchor="start" if right else "end")
+                     cls=c + (" hot" if use.number == new else "" if got else " dashed"))
+            if got:          # beside the arrow's top, on the side it leans away from
+                left = tx > mid + 4
+                pic.text(mid - 7 if left else mid + 7, 96, f"share {use.number}",
+                         cls=c + (" bold" if use.number == new else ""),
+                         anchor="end" if left else "start")
         done = stage in ("grad", "step")
         pic.box(ax, ay, aw, 34, node if one_node else f"{node} nodes",
                 cls="red" + (" hot" if stage == "grad" else ""), sub=f"{name} {_shape(shape)}")
@@ -289,29 +291,28 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
         if done:
             pic.line(ax + 30, ay + 34, 92, 157, cls="red" + (" hot" if stage == "grad" else ""))
         if step is not None:
-            pic.box(184, 158, 168, 24, "", cls="grey" if stage != "step" else "blue hot")
+            pic.box(184, 158, 168, 24, "", cls="grey" + (" hot" if stage == "step" else ""))
             stepped = stage == "step"
             pic.text(268, 174, "momentum buffer: none yet" if not stepped else
                      "no momentum buffer" if buf is None else "one momentum buffer",
                      cls="small" + (" bold" if stepped else ""), anchor="middle")
             if stepped:
-                pic.line(176, 170, 183, 170, cls="blue hot")
+                pic.line(176, 170, 183, 170, cls="grey hot")
         # Panel A: the shares that arrived, one bar each, grouped by column.
         base = panel(pic, 200, f"shares that arrived: {name}[{row}, {cols[0]}…{cols[-1]}]"
                      if len(cols) > 1 else f"shares that arrived: {name}[{row}, {cols[0]}]",
                      unit)
-        bw = min(8.0, (width - 4) / k)
+        bw = min(10.0, (width - 6) / k)
         for use in record.uses:
             if use.number not in order[:arrived]:
                 continue
             off = (use.number - 1 - (k - 1) / 2) * bw
-            faint = " faint" if stage == "arrive" and use.number != new else ""
             for j, v in enumerate(shares[use.number]):
                 pic.bar(_X0 + (j + 0.5) * width + off - bw / 2, base, bw, v * _HALF / unit,
-                        cls=look[use.number] + faint)
+                        cls=look[use.number])
         # Panel B: the input buffer's running sum, then .grad, then the step's move.
         if stage == "step":
-            text, vals, u, cls = f"the step: {name} after − before", move, move_unit, "blue"
+            text, vals, u, cls = f"the step: {name} after − before", move, move_unit, "grey"
         elif stage == "grad":
             text, vals, u, cls = f"{name}.grad", entries(grad), unit, "red"
         else:
@@ -321,22 +322,22 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
         for j, v in enumerate(vals):
             pic.bar(_X0 + (j + 0.3) * width, base, width * 0.4, v * _HALF / u, cls=cls)
         for j, c in enumerate(cols):
-            pic.text(_X0 + (j + 0.5) * width, 406, str(c), cls="small grey", anchor="middle")
+            pic.text(_X0 + (j + 0.5) * width, 406, str(c), cls="grey", anchor="middle")
         return pic
 
-    frames = []
-    for j, use in enumerate(record.uses):
-        same = "the same" if use.accumulator is acc else "another"
-        if j == 0:
-            cap = (f"Forward: {layer}'s call 1 makes a new {use.node} node; its {use.path} "
-                   f"leads to the weight's {node}")
-        elif j < k - 1 or not one_node:
-            cap = (f"Call {use.number} makes another {use.node} node; its {use.path} leads "
-                   f"to {same} {node} node")
-        else:
-            cap = (f"Call {use.number}: {k} uses, {k} {use.node} nodes, one {node} node for "
-                   f"{name}; .grad is {'None' if was_none else 'as before'}")
-        frames.append((draw(j + 1, 0, "forward"), cap))
+    first = record.uses[0]
+    frames = [(draw(1, 0, "forward"),
+               f"Forward: call 1 of {layer} makes an {first.node} node; its {first.path} "
+               f"leads to the weight's {node} node")]
+    if k > 1:
+        nodes = len({id(u.accumulator) for u in record.uses})
+        made = (f"Call 2 makes another {first.node} node; both" if k == 2 else
+                f"Calls 2{' and ' if k == 3 else ' to '}{k} make {k - 1} more {first.node} "
+                f"nodes; all {k}")
+        frames.append((draw(k, 0, "forward"),
+                       f"{made} {first.path} nodes lead to "
+                       + (f"one {node} node" if nodes == 1 else f"{nodes} {node} nodes")
+                       + f"; .grad is {'None' if was_none else 'as before'}"))
     for j, use in enumerate(order):
         if j == 0:
             cap = (f"Backward: use {use}'s share arrives first; the {node} node's input "
