@@ -1,5 +1,6 @@
 """helpers.stories.tape: a tape's pops and sends recorded, drawn beside autograd's order."""
 
+import re
 from collections import namedtuple
 
 import pytest
@@ -31,10 +32,11 @@ class Tape:
 
     def backward(self, loss):
         self.start(loss)
-        while self.records:
-            rec = self.records.pop()
-            for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
-                self.send(t, g)
+        with torch.no_grad():
+            while self.records:
+                rec = self.records.pop()
+                for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
+                    self.send(t, g)
 
 
 def add(tape, x, y):
@@ -82,13 +84,42 @@ def test_story_has_a_frame_per_record_the_start_and_each_pop():
     assert len(story) == 5 + 1 + 5
     assert caps[0] == "Forward: add(a, a) = 2, recorded on the tape as #0; a used twice here"
     assert caps[5].startswith("Backward: start sets every .g on the tape to 0")
-    assert caps[6] == "Pop #4 (add), its .g 1: #2.g += 1 → 1, #3.g += 1 → 1"
-    assert caps[9] == ("Pop #1 (add), its .g 1: b.g += 1 → 1, b.g += 1 → 2; "
-                       "autograd adds once: b")
+    assert caps[6] == "Pop #4 (add, #4.g = 1): #2.g += 1 → 1, #3.g += 1 → 1"
+    assert caps[9] == ("Pop #1 (add, #1.g = 1): b.g += 1 → 1, b.g += 1 → 2; "
+                       "autograd sets b.grad")
     page = story._repr_html_()
-    assert 'data-stepper="11"' in page and "b AccumulateGrad" in story.frames[-1][0]
-    assert "#4 AddBackward0" in story.frames[6][0]          # autograd's node, beside the pop
+    assert 'data-stepper="11"' in page
+    assert "#4 AddBackward0" in story.frames[6][0]          # autograd's node, with the pop
     assert "AccumulateGrad" not in story.frames[5][0]       # not before any pop
+    # b's AccumulateGrad ran once, for the two shares the tape sent b
+    assert "AccumulateGrad → b.grad = 2 (once, on the sum)" in story.frames[9][0]
+
+
+def _text_x(svg, text):
+    (x,) = re.findall(r'<text[^>]* x="([\d.]+)"[^>]*>' + re.escape(text) + "</text>", svg)
+    return float(x)
+
+
+def test_autograd_nodes_under_their_record_and_readable_on_a_phone():
+    _, run, ran, names = _run()
+    story = tape_story(run, ran, names)
+    svg = story.frames[9][0]                      # pop #1: pa = b + b
+    own = _text_x(svg, "#1 AddBackward0")
+    assert _text_x(svg, "AccumulateGrad → b.grad = 2 (once, on the sum)") > own  # indented
+    # a phone shows a frame about 358 px wide: 360 units keep 11-unit text at ~11 px
+    assert all('viewBox="0 0 360 ' in svg for svg, _ in story.frames)
+
+
+def test_a_leaf_that_needs_no_grad_is_said_to_get_nothing():
+    a = torch.tensor(1.0, requires_grad=True)
+    x = torch.tensor(2.0)
+    tape = Tape()
+    top = relu(tape, add(tape, a, x))
+    ran = node_order(top)
+    with watch_tape(tape) as run:
+        tape.backward(top)
+    story = tape_story(run, ran, {"a": a, "x": x})
+    assert "x does not require grad: autograd computes nothing for it" in story.frames[-1][0]
 
 
 def test_same_run_same_bytes():

@@ -1,4 +1,4 @@
-"""Notebook 05's step-through: a tape's records, then its backward, beside autograd's order.
+"""Notebook 05's step-through: a tape's records, then its backward, with autograd's order.
 
     tape = Tape()                              # the notebook's own tape and ops
     loss = mse(tape, dynamicnet_on_tape(tape, one, x, 2), y)
@@ -17,15 +17,17 @@ methods ``start(loss)``, ``send(t, g)`` and ``backward(loss)``, as notebook
 05's ``Tape`` has.
 
 `tape_story` draws that log, one number per tensor (build the example from
-1-element tensors, with exact values): the records appearing in creation
-order, then ``start``, then one frame per record popped, with each ``+=``
-into a ``.g`` (which tensor, what share, the running ``.g``). Beside it,
-autograd's nodes for the same computation in the order they ran (`ran`, from
-``helpers.graph.node_order``), shown up to the nodes of the record the tape
-has just popped: each record's own node (``out.grad_fn``) as ``#i``, the
-other nodes its op made indented under it, and a leaf's ``AccumulateGrad``
-(which adds into ``.grad``) by the leaf's name. Nothing is placed by hand:
-rows, values, shares and order all come from the recorded objects.
+1-element tensors, with exact values): a table of the tensors, the records
+appearing in creation order, then ``start``, then one frame per record popped,
+with each ``+=`` into a ``.g`` (which tensor, what share, the running ``.g``).
+Under the table, the nodes autograd ran next for the same computation (`ran`,
+from ``helpers.graph.node_order``, in the order they ran): the popped record's
+own node (``out.grad_fn``) as ``#i``, and indented under it the other nodes its
+op made and each ``AccumulateGrad``, tagged with the ``.grad`` it sets; a leaf
+that does not require grad, sent a share on the tape, is said to get nothing.
+The frame is 360 units wide with text at 11, so that a phone shows it at about
+11 px. Nothing is placed by hand: rows, values, shares and order all come from
+the recorded objects.
 """
 
 from __future__ import annotations
@@ -143,8 +145,8 @@ def _short(caption: str, fallback: str) -> str:
 
 def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                title: str = "The tape: forward, then backward newest first, "
-                            "beside autograd") -> Stepper:
-    """Draw `run` (from `watch_tape`) beside `ran` (from ``node_order``), one frame an event.
+                            "with autograd") -> Stepper:
+    """Draw `run` (from `watch_tape`) and `ran` (from ``node_order``), one frame an event.
 
     `names` names the tensors no record made (``{"x": x, "w_in": w_in, ...}``);
     record ``i``'s output is ``#i``. Every tensor on the tape must hold one number.
@@ -208,43 +210,70 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                 if id(nxt) not in owner:
                     owner[id(nxt)] = i
                     stack.append(nxt)
-    items: list[tuple[str, str, int | None]] = []        # text, look, leaf row
+    items: list[tuple[str, str, int | None]] = []        # kind (own, leaf, other), text, row
     group: list[int | None] = []
     for node in ran:
         if id(node) in own:
-            items.append((f"#{own[id(node)]} {_node_name(node)}", "", None))
+            items.append(("own", f"#{own[id(node)]} {_node_name(node)}", None))
         elif hasattr(node, "variable"):
-            leaf = node.variable
-            name = by_id.get(id(leaf), "leaf")
-            items.append((f"{name} {_node_name(node)}", "red", row_of.get(id(leaf))))
-        elif id(node) in owner:
-            items.append((_node_name(node), "grey inner", None))
+            items.append(("leaf", _node_name(node), row_of.get(id(node.variable))))
         else:
-            items.append((_node_name(node), "grey", None))
+            items.append(("other", _node_name(node), None))
         group.append(owner.get(id(node), group[-1] if group else None))
     runs_of: dict[int, int] = {}                 # leaf row: how often its node ran
-    for _, _, r in items:
-        if r is not None:
+    for kind, _, r in items:
+        if kind == "leaf" and r is not None:
             runs_of[r] = runs_of.get(r, 0) + 1
     n_sends: dict[int, int] = {}                 # row: how many shares the tape sent it
     for e in run.events:
         if e[0] == "send" and id(e[1]) in row_of:
             n_sends[row_of[id(e[1])]] = n_sends.get(row_of[id(e[1])], 0) + 1
 
-    width, top, row_h, item_h = 400, 26, 19, 13.5
-    height = top + max(len(rows) * row_h, len(items) * item_h) + 6
-    xn, xm, xv, xg, xgr, xa = 6, 48, 192, 216, 252, 262
+    # The backward, one step a pop: the shares the tape sent, and the nodes autograd
+    # ran for the same record (its own node, then up to the last node its op made).
+    steps: list[tuple[int, list, list[int]]] = []        # record, sends, new items
+    start = None
+    shown = 0
+    for e in run.events:
+        if e[0] == "start":
+            start = e
+        elif e[0] == "pop":
+            if e[1] is None:
+                raise ValueError("the tape popped a record it did not hold when watch_tape began")
+            last = max((k for k, gr in enumerate(group) if gr == e[1]), default=shown - 1)
+            steps.append((e[1], [], list(range(shown, max(shown, last + 1)))))
+            shown = max(shown, last + 1)
+        elif e[0] == "send" and steps:
+            if id(e[1]) not in row_of:
+                raise ValueError(f"record #{steps[-1][0]} sent a share to a tensor not on the "
+                                 "tape")
+            steps[-1][1].append(e[1:])
+    if start is None:
+        raise ValueError("tape_story needs the start that tape.backward(loss) runs")
+    _, loss, seen = start
+    if id(loss) not in row_of or seen.get(id(loss)) is None:
+        raise ValueError("tape.backward(loss) got a loss that no record on the tape made")
+
+    def no_node(i: int) -> list[str]:            # leaves sent a share autograd never needs
+        return [f"{label[id(t)]} does not require grad: autograd computes nothing for it"
+                for t in dict.fromkeys(records[i].inputs)
+                if id(t) in by_id and not t.requires_grad]
+
+    # A frame about 360 units wide, text at 11: the table, autograd's nodes under it.
+    width, top, row_h, line_h = 360, 24, 18, 15
+    xn, xm, xv, xg, xgr = 6, 46, 222, 276, 338
+    panel = top + len(rows) * row_h + 8
+    n_lines = max([len(new) + len(no_node(i)) for i, _, new in steps] + [2])
+    height = panel + 16 + n_lines * line_h + 8
 
     def draw(n_rows: int, g: dict[int, str], hot_rows: dict[int, str], hot_g: set[int],
-             popped: set[int], n_items: int, hot_items: set[int], grads: dict[int, str]) -> Canvas:
+             popped: set[int], grads: dict[int, str], lines=None) -> Canvas:
         pic = Canvas(width, height)
         pic.text(xn, 14, "tensor", cls="small bold")
         pic.text(xm, 14, "made by", cls="small bold")
         pic.text(xv, 14, "value", cls="small bold", anchor="end")
         pic.text(xg, 14, ".g", cls="small bold red", anchor="end")
         pic.text(xgr, 14, ".grad", cls="small bold", anchor="end")
-        pic.text(xa, 14, "autograd ran", cls="small bold")
-        pic.line(xa - 5, 4, xa - 5, height - 4, cls="grey faint", arrow=False)
         for r in range(n_rows):
             t, name, how, rec = rows[r]
             y = top + r * row_h
@@ -255,8 +284,8 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
             else:
                 look = "blue"
             look = hot_rows.get(r, look)
-            pic.box(2, y, xgr + 2, row_h - 2, cls=look)
-            base = y + 12.5
+            pic.box(2, y, width - 4, row_h - 2, cls=look)
+            base = y + 12
             pic.text(xn, base, name, cls="small bold")
             pic.text(xm, base, how, cls="small" + (" grey" if rec is None else ""))
             pic.text(xv, base, _num(t), cls="small", anchor="end")
@@ -265,18 +294,17 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                          anchor="end")
             if r in grads:
                 pic.text(xgr, base, grads[r], cls="small", anchor="end")
-        if n_items == 0:
-            pic.text(xa, top + 12, "(its own backward,", cls="small grey")
-            pic.text(xa, top + 26, "shown beside ours)", cls="small grey")
-        if hot_items:                            # what ran for this pop: on orange
-            k0, k1 = min(hot_items), max(hot_items)
-            pic.box(xa - 3, top + k0 * item_h, width - xa + 2, (k1 - k0 + 1) * item_h + 3,
-                    cls="orange")
-        for k in range(n_items):
-            text, look, _ = items[k]
-            y = top + 10 + k * item_h
-            pic.text(xa + (10 if "inner" in look else 0), y, text,
-                     cls=f"small {look.replace('inner', '').strip()}")
+        pic.line(2, panel - 3, width - 2, panel - 3, cls="grey faint", arrow=False)
+        if lines is None:
+            pic.text(xn, panel + 12, "autograd's own backward shows here, pop by pop",
+                     cls="small grey")
+            return pic
+        pic.text(xn, panel + 12, "autograd ran next:", cls="small bold")
+        if lines:                                # what ran for this pop: on orange
+            pic.box(2, panel + 17, width - 4, len(lines) * line_h + 5, cls="orange")
+        for k, (text, look) in enumerate(lines):
+            pic.text(xn + (4 if look == "own" else 22), panel + 16 + (k + 1) * line_h, text,
+                     cls={"own": "small bold", "leaf": "small red"}.get(look, "small grey"))
         return pic
 
     frames = []
@@ -299,31 +327,34 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         _, _, how, _ = rows[row_of[id(rec.out)]]
         caption = f"Forward: {how} = {_num(rec.out)}, recorded on the tape as #{i}"
         caption = _short(caption + "".join(f"; {s}" for s in said), caption)
-        frames.append((draw(row_of[id(rec.out)] + 1, g, hot, set(), popped, 0, set(), {}),
-                       caption))
+        frames.append((draw(row_of[id(rec.out)] + 1, g, hot, set(), popped, {}), caption))
 
-    n_items, sends, current = 0, [], None
+    for r, (t, *_) in enumerate(rows):
+        if seen.get(id(t)) is not None:
+            g[r] = _num(seen[id(t)])
+    frames.append((draw(len(rows), g, {}, {row_of[id(loss)]}, popped, {}),
+                   f"Backward: start sets every .g on the tape to 0, then "
+                   f"{label[id(loss)]}.g (the loss's) to {_num(seen[id(loss)])}"))
+
     grads: dict[int, str] = {}
     shown_runs: dict[int, int] = {}
-
-    def flush():
-        nonlocal n_items
-        i = current
+    for i, sends, new in steps:
         rec = records[i]
-        last = max((k for k, gr in enumerate(group) if gr == i), default=n_items - 1)
-        new = set(range(n_items, max(n_items, last + 1)))
-        n_items = max(n_items, last + 1)
-        once = []
-        for k in sorted(new):
-            r = items[k][2]
-            if r is None:
-                continue
-            shown_runs[r] = shown_runs.get(r, 0) + 1
-            leaf = rows[r][0]
-            if shown_runs[r] == runs_of[r] and leaf.grad is not None:
-                grads[r] = _num(leaf.grad)          # its .grad once its last run is shown
-                if runs_of[r] == 1 and n_sends.get(r, 0) > 1:
-                    once.append(rows[r][1])
+        lines, filled = [], []
+        for k in new:
+            kind, text, r = items[k]
+            if kind == "leaf" and r is not None:
+                shown_runs[r] = shown_runs.get(r, 0) + 1
+                leaf, name = rows[r][0], rows[r][1]
+                text = f"{text} → {name}.grad"
+                if shown_runs[r] == runs_of[r] and leaf.grad is not None:
+                    grads[r] = _num(leaf.grad)       # its .grad once its last run is shown
+                    text += f" = {grads[r]}"
+                    filled.append(f"{name}.grad")
+                    if runs_of[r] == 1 and n_sends.get(r, 0) > 1:
+                        text += " (once, on the sum)"
+            lines.append((text, kind))
+        lines += [(text, "other") for text in no_node(i)]
         hot_g = set()
         parts = []
         for t, share, after in sends:
@@ -331,36 +362,10 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
             g[r] = _num(after)
             hot_g.add(r)
             parts.append(f"{label[id(t)]}.g += {_num(share)} → {g[r]}")
-        head = f"Pop #{i} ({rec.op}), its .g {g.get(row_of[id(rec.out)], '?')}: "
-        caption = head + ", ".join(parts)
-        if once:
-            caption += "; autograd adds once: " + ", ".join(once)
-        caption = _short(caption, head + ", ".join(parts))
+        head = (f"Pop #{i} ({rec.op}, #{i}.g = {g.get(row_of[id(rec.out)], '?')}): "
+                + ", ".join(parts))
+        caption = _short(head + (f"; autograd sets {', '.join(filled)}" if filled else ""), head)
         hot = {row_of[id(t)]: "orange" for t in rec.inputs} | {row_of[id(rec.out)]: "orange hot"}
-        frames.append((draw(len(rows), g, hot, hot_g, popped, n_items, new, grads), caption))
+        frames.append((draw(len(rows), g, hot, hot_g, popped, grads, lines), caption))
         popped.add(i)
-
-    for e in run.events:
-        if e[0] == "start":
-            _, loss, seen = e
-            for r, (t, *_) in enumerate(rows):
-                if seen.get(id(t)) is not None:
-                    g[r] = _num(seen[id(t)])
-            if id(loss) not in row_of or seen.get(id(loss)) is None:
-                raise ValueError("tape.backward(loss) got a loss that no record on the tape made")
-            frames.append((draw(len(rows), g, {}, {row_of[id(loss)]}, popped, 0, set(), {}),
-                           f"Backward: start sets every .g on the tape to 0, then "
-                           f"{label[id(loss)]}.g (the loss's) to {_num(seen[id(loss)])}"))
-        elif e[0] == "pop":
-            if current is not None:
-                flush()
-            if e[1] is None:
-                raise ValueError("the tape popped a record it did not hold when watch_tape began")
-            current, sends = e[1], []
-        elif e[0] == "send" and current is not None:
-            if id(e[1]) not in row_of:
-                raise ValueError(f"record #{current} sent a share to a tensor not on the tape")
-            sends.append(e[1:])
-    if current is not None:
-        flush()
     return Stepper(frames, title=title)
