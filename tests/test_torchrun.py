@@ -25,10 +25,23 @@ TORCHRUN = re.compile(r"torchrun --standalone --nproc-per-node=2\s+helpers/train
 
 def runs_main(rank, world_size):
     """train_ddp.main() in a rank that ddp.launch started (the same environment
-    variables torchrun sets): what it prints."""
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        train_ddp.main()
+    variables torchrun sets): what it prints.
+
+    `train`'s frame is kept to the rank's end, as ddp.launch keeps its function's (see
+    helpers/ddp.py's `_rank`): in a forked rank, freeing the model as `train` returns
+    can deadlock in gloo's teardown (about half the runs here, torch 2.13)."""
+    kept, out = [], io.StringIO()
+
+    def keep(frame, event, arg):
+        if event == "call" and frame.f_code is train_ddp.train.__code__:
+            kept.append(frame)
+
+    sys.setprofile(keep)
+    try:
+        with contextlib.redirect_stdout(out):
+            train_ddp.main()
+    finally:
+        sys.setprofile(None)
     return out.getvalue()
 
 
@@ -42,8 +55,9 @@ def test_torchrun_runs_the_script_the_notebook_shows():
     assert shown, "notebook 07 no longer shows the torchrun command line"
     assert " ".join(shown[0].split()) in " ".join(train_ddp.__doc__.split())
     command = [str(pathlib.Path(sys.executable).with_name("torchrun")), *shown[0].split()[1:]]
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180,
-                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+                         env={**env, "OMP_NUM_THREADS": "1"})   # each rank's lines at once
     assert run.returncode == 0, run.stderr[-2000:]
     want = "".join(ddp.launch(runs_main, timeout=120).results())
     assert sorted(run.stdout.splitlines()) == sorted(want.splitlines())
