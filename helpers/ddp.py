@@ -27,7 +27,8 @@ How the processes start, so that none imports torch again (about 2 s, and as
 much again for `torch._dynamo`, which DDP's constructor imports):
 
 - on Linux they are forks of the calling process (the notebook's kernel), made
-  after it has imported `torch._dynamo`: a launch costs about 0.1 s. Each one
+  after it has imported `torch._dynamo`: a launch and its results take a
+  fraction of a second (about 0.1 s on an idle machine). Each one
   first points `sys.stdout`, `sys.stderr` and the file descriptors 1 and 2 at
   /dev/null, so that nothing it prints reaches the notebook;
 - elsewhere (macOS) they fork from a server process that `prepare()` starts in
@@ -323,7 +324,7 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 
 
 def train_accumulating(rank, world_size, depth, micro_batches):
-    dist.init_process_group("gloo")
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
     torch.manual_seed(0)
     model = DistributedDataParallel(DynamicNet(1000, 100, 10))
     w, seen = model.module.middle_linear.weight, []

@@ -1,15 +1,29 @@
-"""The PyTorch tutorial's DynamicNet trained under DistributedDataParallel: a script.
+r"""The PyTorch tutorial's DynamicNet trained under DistributedDataParallel: a script.
 
-torchrun starts it once a rank, each process with RANK, WORLD_SIZE, MASTER_ADDR and
-MASTER_PORT in its environment. On one machine, two CPU processes, from the course's
-folder:
+torchrun starts it once a rank, each process with RANK, WORLD_SIZE, LOCAL_RANK,
+MASTER_ADDR and MASTER_PORT in its environment. On one machine, two CPU processes,
+from the course's folder:
 
     torchrun --standalone --nproc-per-node=2 helpers/train_ddp.py
 
-On several machines, run it on each with --nnodes=N --node-rank=I
---rdzv-endpoint=HOST:PORT instead of --standalone (HOST: one of the machines), and
-on GPUs give init_process_group "nccl" and put the model and the data on the rank's
-device. Notebook 07 runs `train` in processes forked from its kernel instead
+Each rank first warns that find_unused_parameters=True found no unused parameter:
+at step 0 every rank uses every layer, and DDP warns the first time it finds none
+(a false alarm here, as the warning itself allows).
+
+On N machines, run on each, with I its number (0 to N-1) and HOST:PORT a free port
+of machine 0:
+
+    torchrun --nnodes=N --node-rank=I --rdzv-endpoint=HOST:PORT \
+        --nproc-per-node=2 helpers/train_ddp.py
+
+`main` gives each of the WORLD_SIZE (here 2N) ranks its depths.
+
+On GPUs: init_process_group("nccl"); with local_rank = int(os.environ["LOCAL_RANK"])
+(the rank's GPU on its own machine; RANK counts over all machines), call
+torch.cuda.set_device(local_rank), put the model and the data on that device, and
+wrap the model as DistributedDataParallel(model, device_ids=[local_rank]).
+
+Notebook 07 runs `train` in processes forked from its kernel instead
 (helpers.ddp.launch), and shows `train` and `main`.
 """
 
@@ -41,17 +55,19 @@ class DynamicNet(torch.nn.Module):
 
 
 def rows(rank):
-    """Rank `rank`'s 32 of the tutorial's 64 random rows: inputs (32, 1000), targets (32, 10)."""
+    """Rank `rank`'s 32 random rows of the tutorial's shape: inputs (32, 1000), targets
+    (32, 10); the tutorial's 64 rows on two ranks."""
     g = torch.Generator().manual_seed(1000 + rank)
     return torch.randn(32, 1000, generator=g), torch.randn(32, 10, generator=g)
 
 
 def train(rank, world_size, depths, **ddp_options):
-    dist.init_process_group("gloo")   # finds RANK, WORLD_SIZE, MASTER_ADDR...
+    # joins the others at MASTER_ADDR:MASTER_PORT (torchrun, ddp.launch set)
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
     torch.manual_seed(0)              # (DDP copies rank 0's weights anyway)
     model = DistributedDataParallel(DynamicNet(1000, 100, 10), **ddp_options)
     optimizer = torch.optim.SGD(model.parameters(), lr=1e-4, momentum=0.9)
-    inp, targ = rows(rank)            # this rank's 32 of the 64 rows
+    inp, targ = rows(rank)            # this rank's 32 rows
     grads = []                        # .grad after each backward
     for depth in depths[rank]:        # this rank's depth at each step
         optimizer.zero_grad()
@@ -64,10 +80,10 @@ def train(rank, world_size, depths, **ddp_options):
 
 
 def main():                           # what torchrun runs, once a rank
-    rank = int(os.environ["RANK"])
-    depths = [[2, 1, 0], [2, 0, 0]]   # rank 1 skips middle_linear from step 1
-    grads = train(rank, int(os.environ["WORLD_SIZE"]), depths,
-                  find_unused_parameters=True)
+    rank, world_size = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    # rank 0 uses middle_linear at steps 0 and 1, the other ranks at step 0
+    depths = [[2, 1, 0]] + [[2, 0, 0]] * (world_size - 1)
+    grads = train(rank, world_size, depths, find_unused_parameters=True)
     for step, g in enumerate(grads):
         g = g["middle_linear.weight"]
         print(f"rank {rank}, step {step}: middle_linear.weight.grad",

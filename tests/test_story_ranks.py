@@ -64,11 +64,16 @@ def test_the_story_draws_each_stage_and_is_the_same_bytes_run_after_run(runs):
     caps = story.captions
     assert caps[0].startswith("Without find_unused_parameters. The forwards")
     assert "middle_linear used by rank 0 twice, rank 1 never" in caps[0]
-    assert "(middle_linear's once, after 2 uses)" in caps[1]
-    assert "2 parts empty: no all-reduce" in caps[2]
+    assert caps[1] == ("Rank 0's backward: DDP's hook copies each .grad into the bucket, "
+                       "middle_linear's once after 2 uses; all-reduce starts.")
+    assert "copies its 4 gradients into the bucket" in caps[2]
+    assert "2 parts stay empty: no all-reduce" in caps[2]
     assert caps[3].startswith("Rank 1 steps on its own .grad; its next forward raises")
-    assert "DDP puts zeros for the 2 unused" in caps[6]
+    assert "and zeros for the 2 unused" in caps[6]
+    assert caps[7].endswith("middle_linear.weight: 677 and 0 \u2192 338.")
     page = story._repr_html_()
+    width = float(story.frames[0][0].split('viewBox="0 0 ')[1].split()[0])
+    assert 11 * 358 / width >= 12       # small text (11 units) on a phone's 358 px frame
     assert 'data-stepper="9"' in page and len(page.encode()) < 300_000
     assert "Expected to have finished" in story.frames[3][0]
     assert ">677<" in story.frames[5][0] and ">338<" in story.frames[8][0]

@@ -159,7 +159,9 @@ def record_ranks(depths: list[int], timeout: float = 20.0, **ddp_options: Any) -
 # Drawing: two lanes, rank 0 on the left and rank 1 on the right; the all-reduce
 # spans both, because it is where the ranks meet.
 
-W, LANE, GAP = 360, 174, 12
+# Narrow, so that a phone (the frame about 358 px wide) shows the text larger than set.
+M, LANE, GAP = 2, 152, 10         # M: a margin, so that no stroke is cut
+W = 2 * LANE + GAP + 2 * M
 TOP_FWD, ROW_FWD = 22, 20
 TOP_SLOTS, ROW_SLOT = 106, 19
 MODULES = ("input_linear", "middle_linear", "output_linear")
@@ -216,31 +218,25 @@ def _slots(run: Run, ranks: list[_Rank]) -> list[str]:
     raise ValueError("the run recorded no bucket and no .grad: nothing to draw")
 
 
-def _lane(pic: Canvas, x: float, rank: int, rk: _Rank, slots: list[str], *, hooks: bool,
+def _lane(pic: Canvas, x: float, rank: int, rk: _Rank, slots: list[str], *,
           values: dict[str, tuple[str, str]], hot: set[str], note: list[tuple[str, str]]
           ) -> None:
-    """One rank's lane: its forward, its bucket (each part: hook order, sum), a note."""
+    """One rank's lane: its forward, its bucket (each part and its sum), a note."""
     pic.text(x + LANE / 2, 14, f"rank {rank} \u00b7 depth {rk.depth}", cls="bold",
              anchor="middle")
     for i, m in enumerate(MODULES):
         k = rk.uses[m]
-        label = m if k == 1 else (f"{m} \u00d7 {k}" if k else f"{m}: not used")
+        label = m if k == 1 else (f"{m} \u00d7 {k}" if k else f"{m}: unused")
         cls = ("blue" if k else "grey dashed") + (" hot" if "forward" in hot else "")
         pic.box(x, TOP_FWD + i * ROW_FWD, LANE, ROW_FWD - 3, label, cls=cls)
-    order = {n: i + 1 for i, (n, _) in enumerate(rk.hooks)}
-    pic.text(x + 2, TOP_SLOTS - 6, "hook", cls="small grey")
-    pic.text(x + 30, TOP_SLOTS - 6, "bucket 0", cls="small bold")
+    pic.text(x + 4, TOP_SLOTS - 6, "bucket 0", cls="small bold")
     pic.text(x + LANE - 3, TOP_SLOTS - 6, "\u03a3", cls="small bold", anchor="end")
     for i, n in enumerate(slots):
         y = TOP_SLOTS + i * ROW_SLOT
         text, look = values.get(n, ("", "grey dashed"))
-        pic.box(x + 26, y, LANE - 26, ROW_SLOT - 3, "",
-                cls=look + (" hot" if n in hot else ""))
-        pic.text(x + 30, y + 12, n, cls="small")
+        pic.box(x, y, LANE, ROW_SLOT - 3, "", cls=look + (" hot" if n in hot else ""))
+        pic.text(x + 4, y + 12, n, cls="small")
         pic.text(x + LANE - 3, y + 12, text, cls="small bold", anchor="end")
-        if hooks and n in order:
-            pic.text(x + 11, y + 12, str(order[n]), cls="small blue" + (
-                " bold" if "hooks" in hot else ""), anchor="middle")
     y = TOP_SLOTS + len(slots) * ROW_SLOT + 52
     for text, cls in note:
         pic.text(x + 2, y, text, cls=f"small {cls}")
@@ -251,7 +247,7 @@ def _first_sentence(message: str) -> list[str]:
     """The refusal's first sentence, in lines that fit a lane."""
     import textwrap
 
-    return textwrap.wrap(message.split(". ")[0] + ".", 31)[:4]
+    return textwrap.wrap(message.split(". ")[0] + ".", 28)[:4]
 
 
 def rank_story(runs: list[Run], *, title: str = "One step of DDP on two ranks") -> Stepper:
@@ -285,18 +281,18 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
     def frame(caption: str, hot: list[set[str]]) -> None:
         pic = Canvas(W, height)
         for r, rk in enumerate(ranks):
-            _lane(pic, r * (LANE + GAP), r, rk, slots, hooks=hooks_shown[r],
-                  values=values[r], hot=hot[r], note=notes[r])
+            _lane(pic, M + r * (LANE + GAP), r, rk, slots, values=values[r], hot=hot[r],
+                  note=notes[r])
         if band[0]:
-            pic.box(0, band_y, W, 24, band[0], cls=band[1])
+            pic.box(M, band_y, W - 2 * M, 24, band[0], cls=band[1])
             for r in range(2):
                 if ranks[r].bucket and hooks_shown[r]:
-                    cx = r * (LANE + GAP) + LANE / 2
+                    cx = M + r * (LANE + GAP) + LANE / 2
                     pic.line(cx, band_y - 9, cx, band_y, cls=band[1].split()[0])
-        pic.text(0, height - 18, "hook: the order the hooks fired in \u00b7 \u03a3: the sum "
-                 "of a part's entries", cls="small grey")
-        pic.text(0, height - 4, "blue: the rank's own gradient \u00b7 orange: zeros from DDP "
-                 "\u00b7 green: the mean", cls="small grey")
+        pic.text(M, height - 18, "\u03a3: the sum of a part's entries \u00b7 blue: the rank's "
+                 "own .grad", cls="small grey")
+        pic.text(M, height - 4, "orange: zeros from DDP \u00b7 green: the mean over the ranks",
+                 cls="small grey")
         frames.append((pic, caption))
 
     skipped = [m for m in MODULES if any(rk.uses[m] == 0 for rk in ranks)]
@@ -319,22 +315,23 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
         zeros = [n for n in slots if n not in hooked and n in rk.bucket]
         empty = [n for n in slots if n not in hooked and n not in rk.bucket]
         many = [m for m in MODULES if rk.uses[m] > 1]
-        said = f"Rank {r}'s backward: {len(hooked)} hooks, one a parameter"
-        if many:
-            said += f" ({many[0]}'s once, after {rk.uses[many[0]]} uses)"
+        what = ("each .grad" if len(hooked) == len(slots)
+                else f"its {len(hooked)} gradients")
+        said = (f"Rank {r}'s backward: DDP's hook copies {what} into the bucket"
+                + (f", {many[0]}'s once after {rk.uses[many[0]]} uses" if many else ""))
         if zeros:
-            said += f"; DDP puts zeros for the {len(zeros)} unused"
+            said += f", and zeros for the {len(zeros)} unused"
         if rk.bucket:
-            said += "; bucket complete: all-reduce starts"
+            said += "; all-reduce starts"
             if ranks[other].bucket and hooks_shown[other]:
-                band[:] = ["all-reduce: \u00f7 2 on each rank, then summed over the ranks",
+                band[:] = ["all-reduce: \u00f7 2 on each rank, then summed",
                            "green"]
             elif hooks_shown[other]:
                 band[:] = [f"all-reduce started by rank {r} only: it waits", "red dashed"]
             else:
                 band[:] = [f"all-reduce: rank {r} waits for rank {other}", "green dashed"]
         else:
-            said += f"; {len(empty)} parts empty: no all-reduce"
+            said += f"; {len(empty)} parts stay empty: no all-reduce"
             none = [n for n in slots if rk.grads is not None and rk.grads.get(n) is None]
             notes[r] = [("backward returns; .grad:", "blue"),
                         ("this rank's own gradients", "blue")] + [
@@ -343,20 +340,23 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
                 band[:] = [f"all-reduce started by rank {other} only: it waits",
                            "red dashed"]
         hot: list[set[str]] = [set(), set()]
-        hot[r] = {"hooks", *hooked, *zeros}
+        hot[r] = {*hooked, *zeros}
         frame(said + ".", hot)
 
     if all(rk.reduced for rk in ranks):
         for r, rk in enumerate(ranks):
             values[r] = {n: (_fmt(v), "green") for n, v in rk.reduced.items()}
         band[1] = "green hot"
-        frame("The all-reduce, where the ranks meet: each part becomes (rank 0's + rank 1's)"
-              " / 2, on both ranks.", [set(slots), set(slots)])
+        shown = next((n for n in slots if n.split(".")[0] in skipped), slots[0])
+        parts = " and ".join(_fmt(rk.bucket.get(shown)) for rk in ranks)
+        frame("The all-reduce: each part becomes (rank 0's + rank 1's) / 2, on both ranks; "
+              f"{shown}: {parts} \u2192 {_fmt(ranks[0].reduced[shown])}.",
+              [set(slots), set(slots)])
         band[1] = "green"
         for r, rk in enumerate(ranks):
             g = rk.grads or {}
             notes[r] = [("backward returns; .grad:", "green"),
-                        ("the bucket's mean, as on the other", "green")] + [
+                        ("the mean over the ranks", "green")] + [
                 (f"{n}: {_fmt(g.get(n))}", "green bold") for n in slots
                 if n.split(".")[0] in skipped][:2]
         frame("Backward returns: every .grad holds the mean over the ranks, the same on "
