@@ -60,7 +60,9 @@ def test_torchrun_runs_the_script_the_notebook_shows():
                          env={**env, "OMP_NUM_THREADS": "1"})   # each rank's lines at once
     assert run.returncode == 0, run.stderr[-2000:]
     want = "".join(ddp.launch(runs_main, timeout=120).results())
-    assert sorted(run.stdout.splitlines()) == sorted(want.splitlines())
+    # (torch 2.9's gloo also prints "[Gloo] Rank 0 is connected to ..." on stdout)
+    printed = [line for line in run.stdout.splitlines() if line.startswith("rank ")]
+    assert sorted(printed) == sorted(want.splitlines())
     assert len(want.splitlines()) == 6 and want.count("None") == 2       # step 2, no rank
     assert "did not find any unused parameters" in run.stderr            # the docstring's
 
