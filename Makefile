@@ -4,7 +4,8 @@
 #   make test-cpus    the same, with the notebooks run three times: on this CPU's own kernels,
 #                     and forced to AVX2 and to plain (no-SIMD) kernels, as other CPUs round
 #   make test-matrix  nbval under the oldest and the newest torch the course supports
-#   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib
+#   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib, with and
+#                     without the course around it
 #   make notebooks    re-execute every notebook in place, fresh kernel, top to bottom
 #   make bench        time every notebook against an import-only floor
 #   make site         the course as a static website in _site/ (committed outputs, no re-run),
@@ -110,12 +111,21 @@ site: $(SITE_STAMP)
 test-site: install site
 	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest -p no:xdist tests/test_site.py
 
-# A venv with only torch, numpy, matplotlib and ipykernel: notebook 01's first cell
-# must install the course's helpers there by itself (tests/test_bare_kernel.py), from
-# the course's zip unzipped (what the site offers) and, for a notebook alone, from
-# its REPO line (a git URL; the test uses a file:// repository made of the zip).
+# A venv with only torch (TORCH, from TORCH_INDEX if set), numpy, matplotlib and
+# ipykernel: notebook 01's first cell must install the course's helpers there by itself
+# (tests/test_bare_kernel.py), from the course's zip unzipped (what the site offers)
+# and, for a notebook alone, from its REPO line (a git URL; the test uses a file://
+# repository made of the zip); alone with neither, Run All stops at that cell with one
+# instruction.
 BARE ?= .bare
-test-bare: install
+BARE_STAMP := $(BARE)/.installed
+
+$(BARE_STAMP):
 	test -x $(BARE)/bin/python || $(PYTHON) -m venv $(BARE)
-	$(BARE)/bin/python -m pip install -qq "$(TORCH)" numpy matplotlib ipykernel
-	BARE_PYTHON=$(abspath $(BARE))/bin/python $(BIN)/python -m pytest tests/test_bare_kernel.py
+	@echo "== Installing a bare kernel into $(BARE)/: $(TORCH)$(if $(TORCH_INDEX), from $(TORCH_INDEX)), numpy, matplotlib, ipykernel (as many MB as the first install's torch)."
+	$(if $(TORCH_INDEX),$(BARE)/bin/python -m pip install "$(TORCH)" --index-url "$(TORCH_INDEX)")
+	$(BARE)/bin/python -m pip install "$(TORCH)" numpy matplotlib ipykernel
+	touch $(BARE_STAMP)
+
+test-bare: install $(BARE_STAMP)
+	BARE_PYTHON=$(abspath $(BARE))/bin/python $(BIN)/python -m pytest -p no:xdist tests/test_bare_kernel.py
