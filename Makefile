@@ -9,7 +9,7 @@
 #   make notebooks    re-execute every notebook in place, fresh kernel, top to bottom
 #   make bench        time every notebook against an import-only floor
 #   make site         the course as a static website in _site/ (committed outputs, no re-run),
-#                     with the whole course as a zip to download
+#                     with the whole course as a zip to download; installs the course first
 #   make test-site    build the site and check every page in headless Chromium
 # TORCH is the torch requirement pip installs; CI pins the CPU build, e.g.
 #   make test TORCH=torch==2.13.0
@@ -92,16 +92,22 @@ clean:
 
 # The course website (website/build.py): Sphinx + MyST-NB render the committed
 # notebooks with their outputs, nothing is executed, and the course goes on it as a
-# zip (tools/course_zip.py). Its tools are the `site` extra. The repository URL its
-# launch buttons use is pyproject's [project.urls] Repository (tools/course_url.py).
+# zip (tools/course_zip.py). Its tools are the `site` extra, installed on top of the
+# course's own install (`install`: torch as TORCH and TORCH_INDEX say, so on Linux
+# `make site TORCH_INDEX=https://download.pytorch.org/whl/cpu` gets torch's CPU build).
+# The repository URL its launch buttons use is pyproject's [project.urls] Repository
+# (tools/course_url.py).
 SITE_DIR   ?= _site
 SITE_STAMP := $(VENV)/.installed-site
 
-$(SITE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[site]"
+$(SITE_STAMP): pyproject.toml $(STAMP)
+	@echo "== Installing the website's tools into $(VENV)/: Sphinx, MyST-NB, sphinx-book-theme, MathJax (sphinx-mathjax-offline), sphinx-copybutton, Beautiful Soup."
+	@echo "== The first time this downloads about 25 MB; torch is the course's own, already installed."
+	$(BIN)/python -m pip install -e ".[site]"
 	touch $(SITE_STAMP)
 
 site: $(SITE_STAMP)
+	@echo "== Building the website in $(SITE_DIR)/ from the committed notebooks (nothing is re-executed)."
 	$(BIN)/python website/build.py $(SITE_DIR)
 
 # Never skips: a missing chromium (Debian: apt-get install chromium) fails. Every page
