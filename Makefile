@@ -111,11 +111,12 @@ site: $(SITE_STAMP)
 	$(BIN)/python website/build.py $(SITE_DIR)
 
 # Never skips: a missing chromium (Debian: apt-get install chromium) fails. Every page
-# at 1280 px (light and dark), 1920 px and 390 px, and a second build with a made-up
-# repository URL for the launch buttons (tests/test_site.py); about a minute.
+# at 1280 px (light and dark), 1920 px and 390 px (light and dark, every figure tapped),
+# and a second build with a made-up repository URL for the launch buttons: every
+# tests/test_site*.py file, in one browser (tests/site_fixtures.py); about two minutes.
 # SITE_SCREENSHOTS=DIR keeps a screenshot of every page.
 test-site: install site
-	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest -p no:xdist tests/test_site.py
+	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest -p no:xdist $(wildcard tests/test_site*.py)
 
 # A venv with only torch (TORCH, from TORCH_INDEX if set), numpy, matplotlib and
 # ipykernel: notebook 01's first cell must install the course's helpers there by itself
