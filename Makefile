@@ -4,11 +4,12 @@
 #   make test-cpus    the same, with the notebooks run three times: on this CPU's own kernels,
 #                     and forced to AVX2 and to plain (no-SIMD) kernels, as other CPUs round
 #   make test-matrix  nbval under the oldest and the newest torch the course supports
-#   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib
+#   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib, with and
+#                     without the course around it
 #   make notebooks    re-execute every notebook in place, fresh kernel, top to bottom
 #   make bench        time every notebook against an import-only floor
 #   make site         the course as a static website in _site/ (committed outputs, no re-run),
-#                     with the whole course as a zip to download
+#                     with the whole course as a zip to download; installs the course first
 #   make test-site    build the site and check every page in headless Chromium
 # TORCH is the torch requirement pip installs; CI pins the CPU build, e.g.
 #   make test TORCH=torch==2.13.0
@@ -91,31 +92,47 @@ clean:
 
 # The course website (website/build.py): Sphinx + MyST-NB render the committed
 # notebooks with their outputs, nothing is executed, and the course goes on it as a
-# zip (tools/course_zip.py). Its tools are the `site` extra. The repository URL its
-# launch buttons use is pyproject's [project.urls] Repository (tools/course_url.py).
+# zip (tools/course_zip.py). Its tools are the `site` extra, installed on top of the
+# course's own install (`install`: torch as TORCH and TORCH_INDEX say, so on Linux
+# `make site TORCH_INDEX=https://download.pytorch.org/whl/cpu` gets torch's CPU build).
+# The repository URL its launch buttons use is pyproject's [project.urls] Repository
+# (tools/course_url.py).
 SITE_DIR   ?= _site
 SITE_STAMP := $(VENV)/.installed-site
 
-$(SITE_STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -qq "$(TORCH)" -e ".[site]"
+$(SITE_STAMP): pyproject.toml $(STAMP)
+	@echo "== Installing the website's tools into $(VENV)/: Sphinx, MyST-NB, sphinx-book-theme, MathJax (sphinx-mathjax-offline), sphinx-copybutton, Beautiful Soup."
+	@echo "== The first time this downloads about 25 MB; torch is the course's own, already installed."
+	$(BIN)/python -m pip install -e ".[site]"
 	touch $(SITE_STAMP)
 
 site: $(SITE_STAMP)
+	@echo "== Building the website in $(SITE_DIR)/ from the committed notebooks (nothing is re-executed)."
 	$(BIN)/python website/build.py $(SITE_DIR)
 
 # Never skips: a missing chromium (Debian: apt-get install chromium) fails. Every page
-# at 1280 px (light and dark), 1920 px and 390 px, and a second build with a made-up
-# repository URL for the launch buttons (tests/test_site.py); about a minute.
+# at 1280 px (light and dark), 1920 px and 390 px (light and dark, every figure tapped),
+# and a second build with a made-up repository URL for the launch buttons: every
+# tests/test_site*.py file, in one browser (tests/site_fixtures.py); about two minutes.
 # SITE_SCREENSHOTS=DIR keeps a screenshot of every page.
 test-site: install site
-	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest -p no:xdist tests/test_site.py
+	SITE_DIR=$(SITE_DIR) SITE_TEST_REQUIRED=1 $(BIN)/python -m pytest -p no:xdist $(wildcard tests/test_site*.py)
 
-# A venv with only torch, numpy, matplotlib and ipykernel: notebook 01's first cell
-# must install the course's helpers there by itself (tests/test_bare_kernel.py), from
-# the course's zip unzipped (what the site offers) and, for a notebook alone, from
-# its REPO line (a git URL; the test uses a file:// repository made of the zip).
+# A venv with only torch (TORCH, from TORCH_INDEX if set), numpy, matplotlib and
+# ipykernel: notebook 01's first cell must install the course's helpers there by itself
+# (tests/test_bare_kernel.py), from the course's zip unzipped (what the site offers)
+# and, for a notebook alone, from its REPO line (a git URL; the test uses a file://
+# repository made of the zip); alone with neither, Run All stops at that cell with one
+# instruction.
 BARE ?= .bare
-test-bare: install
+BARE_STAMP := $(BARE)/.installed
+
+$(BARE_STAMP):
 	test -x $(BARE)/bin/python || $(PYTHON) -m venv $(BARE)
-	$(BARE)/bin/python -m pip install -qq "$(TORCH)" numpy matplotlib ipykernel
-	BARE_PYTHON=$(abspath $(BARE))/bin/python $(BIN)/python -m pytest tests/test_bare_kernel.py
+	@echo "== Installing a bare kernel into $(BARE)/: $(TORCH)$(if $(TORCH_INDEX), from $(TORCH_INDEX)), numpy, matplotlib, ipykernel (as many MB as the first install's torch)."
+	$(if $(TORCH_INDEX),$(BARE)/bin/python -m pip install "$(TORCH)" --index-url "$(TORCH_INDEX)")
+	$(BARE)/bin/python -m pip install "$(TORCH)" numpy matplotlib ipykernel
+	touch $(BARE_STAMP)
+
+test-bare: install $(BARE_STAMP)
+	BARE_PYTHON=$(abspath $(BARE))/bin/python $(BIN)/python -m pytest -p no:xdist tests/test_bare_kernel.py

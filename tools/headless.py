@@ -260,6 +260,14 @@ class Page:
             raise BrowserError(f"JavaScript error: {text}")
         return result.get("result", {}).get("value")
 
+    def click(self, x: float, y: float) -> None:
+        """A click (a tap on a phone) at a point of the viewport, as a finger or mouse
+        makes it: pressed and released there."""
+        for kind in ("mousePressed", "mouseReleased"):
+            self.send("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y,
+                                                   "button": "left", "clickCount": 1})
+        self.settle()
+
     def html(self) -> str:
         return self.evaluate("document.documentElement.outerHTML")
 

@@ -78,6 +78,7 @@ html_title = "From .g to .grad"
 html_favicon = "_static/favicon.svg"
 html_static_path = ["_static"]
 html_css_files = ["course.css"]
+html_js_files = ["course.js"]     # a tap on a figure shows it at full size (_static/)
 html_last_updated_fmt = None
 html_show_sphinx = False
 # A notebook alone cannot run (it needs the course's helpers): the pages offer the
@@ -98,6 +99,8 @@ html_theme_options = {
     "show_toc_level": 2,
     "footer_content_items": ["copyright.html"],
     "navigation_with_keys": False,
+    # Each notebook ends with its own Previous/Next line: no second one from the theme.
+    "show_prev_next": False,
     # No top bar: the left sidebar already has the title, the search and the course.
     "navbar_start": [],
     "navbar_center": [],
@@ -124,6 +127,14 @@ if PROVIDER:
 pygments_style = "tango"
 
 LAUNCH_NOTE = "A hidden first cell installs the course's helpers in a bare kernel. "
+# On Linux pip's default torch is a CUDA build; the course needs only the CPU.
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+# The notebooks' Set-up says what the launch cell does in a paragraph of its own, this
+# one, word for word: the site hides that paragraph (the note above says it) and no
+# other sentence (tests/test_site.py, HIDDEN_ON_PURPOSE).
+LAUNCH_SENTENCE = ("The first cell (collapsed) installs the course's helpers in a bare "
+                   "kernel (Colab, VS Code).")
+TYPOGRAPHY = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"'})
 
 
 def _readme_to_landing(app, doctree):
@@ -167,16 +178,21 @@ def _hide_launch_cell(app, doctree):
         note += link
         note += nodes.Text(", unzip it and type ")
         note += nodes.literal("make lab", "make lab")
+        note += nodes.Text(" (on Linux ")
+        cpu = f"make lab TORCH_INDEX={CPU_INDEX}"
+        note += nodes.literal(cpu, cpu)
+        note += nodes.Text(" for torch's CPU build: pip's default there is a CUDA build, "
+                           "about 3 GB more)")
         note += nodes.Text(", or use the rocket button above." if PROVIDER else ".")
         cell.parent.remove(cell)
         title = doctree.next_node(nodes.title)
         title.parent.insert(title.parent.index(title) + 1, note)
-    # The notebook's Set-up section says the same for JupyterLab readers, in a paragraph
-    # of its own: on the page the note above has said it.
+    # The notebook's Set-up says the same for JupyterLab readers, in a paragraph of its
+    # own: on the page the note above has said it. Only that paragraph, word for word.
     for section in doctree.findall(nodes.section):
         if section[0].astext().strip() == "Set-up":
             for para in list(section.findall(nodes.paragraph)):
-                if "bare kernel" in para.astext():
+                if " ".join(para.astext().translate(TYPOGRAPHY).split()) == LAUNCH_SENTENCE:
                     para.parent.remove(para)
 
 
@@ -198,7 +214,9 @@ def _solution_hint(app, doctree):
 
 
 def _zoomable_figures(app, doctree, docname):
-    """A click on a notebook's figure opens the image itself, at full size."""
+    """A notebook's figure links to the image itself: a tap on a figure shown smaller
+    than its size shows it at full size, in a box that scrolls sideways, and a second
+    tap fits it again (_static/course.js; without scripts the link opens the image)."""
     from docutils import nodes
 
     for image in list(doctree.findall(nodes.image)):
@@ -210,7 +228,7 @@ def _zoomable_figures(app, doctree, docname):
             continue
         target = f"{_to_root(docname)}_images/{app.env.images[source][1]}"
         link = nodes.reference("", "", refuri=target, classes=["image-zoom"],
-                               reftitle="Open the figure full size")
+                               reftitle="Show the figure at full size")
         image.replace_self(link)
         link += image
 
