@@ -89,6 +89,7 @@ def test_records_calls_and_backwards_in_order_and_restores_the_classes(capsys):
     assert events[0].out is lin.out and events[1].args[0] is lin.out
     assert events[0].printed == "out.g dne yet\n" and capsys.readouterr().out == ""
     assert not events[0].had_g and not events[1].had_g          # nothing had a .g yet
+    assert events[0].before is None and events[1].before is None  # first calls: no old out
     assert events[2].wrote == [lin.out] and events[2].read is None   # loss had no .g
     assert events[3].read is lin.out and {id(t) for t in events[3].wrote} == {
         id(lin.inp), id(lin.w), id(lin.b)}
@@ -104,7 +105,8 @@ def test_story_has_a_frame_per_event_and_names_what_happened():
                        "AttributeError (it printed 'out.g dne yet')")   # what it printed
     assert caps[2] == "mse(T1, y) stores T1 as inp: lin.out and mse.inp name one object. " \
                       "Its out: a new T2"
-    assert caps[3] == "mse.backward() sets inp.g: .g on T1, the object lin keeps as out"
+    assert caps[3] == ("Backward pass. mse.backward() sets inp.g: .g on T1, the object lin "
+                       "keeps as out")
     assert caps[4] == "lin.backward() reads out.g, T1's, set by mse. It sets .g on inp (x), " \
                       "w (w), b (b)"
     assert 'data-stepper="5"' in story._repr_html_()
@@ -117,11 +119,14 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     story = layer_story(_lesson(t), names=t)
     assert len(story) == 9
     caps = story.captions
-    assert [c.split("(")[0].split(".")[0] for c in caps[1:]] == [
+    assert [c.removeprefix("Backward pass. ").split("(")[0].split(".")[0]
+            for c in caps[1:]] == [
         "lin1", "relu", "lin2", "mse", "mse", "lin2", "relu", "lin1"]
     assert caps[3] == ("lin2(T2) makes a new T3 as out: reading out.g in __call__ would raise "
                        "AttributeError (it printed 'out.g dne yet')")
-    assert caps[5] == "mse.backward() sets inp.g: .g on T3, the object lin2 keeps as out"
+    assert caps[5] == ("Backward pass. mse.backward() sets inp.g: .g on T3, the object lin2 "
+                       "keeps as out")
+    assert caps[6].endswith("It sets .g on inp (T2), w (w2), b (b2)")    # in forward order
     for reader, tensor, writer in [("lin2", "T3", "mse"), ("relu", "T2", "lin2"),
                                    ("lin1", "T1", "relu")]:
         said = f"{reader}.backward() reads out.g, {tensor}'s, set by {writer}."
@@ -132,6 +137,7 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     no_g = [svg.count(">no .g<") for svg, _ in story.frames]
     assert no_g == [1, 2, 3, 4, 5, 4, 3, 2, 1]
     assert "left from an earlier pass" not in "".join(svg for svg, _ in story.frames)
+    assert "before this call" not in "".join(svg for svg, _ in story.frames)  # no old out
     # The red dashed arrow (the out.g a backward reads) has its legend line, where drawn.
     arrows = ["red dashed" in svg for svg, _ in story.frames]
     legend = ["red dashed arrow: the out.g this backward reads" in svg for svg, _ in story.frames]
@@ -164,7 +170,38 @@ def test_a_g_left_from_an_earlier_pass_is_drawn_as_such_until_replaced():
     assert ">old .g<" in first and "dashed box: a .g left from an earlier pass" in first
     assert story.frames[1][0].count("w1 .g") == 1       # w1 shown with its old .g
     last = story.frames[-1][0]
-    assert ">old .g<" not in last and "left from an earlier pass" not in last
+    assert last.count(">old .g<") == 1                  # only the old out keeps its old .g
+    assert ">old lin2.out (4, 1)<" in last and "w1 .g" in last
+
+
+def test_the_old_out_of_the_asked_call_is_drawn_from_that_call_on_without_an_arrow():
+    t = _tensors()
+    events = _lesson(t, forward_before=True)
+    asked = [e for e in events if e.kind == "call"][2]           # lin2, the question's call
+    old = asked.before
+    assert isinstance(old, torch.Tensor) and old is not asked.out and hasattr(old, "g")
+    assert id(old) in asked.had_g                                # it had its .g then
+    story = layer_story(events, names={**t, "out1": old})
+    shown = [">out1 (4, 1)<" in svg for svg, _ in story.frames]
+    assert shown == [False] * 3 + [True] * 6                     # from lin2's call on
+    for svg, _ in story.frames[3:]:
+        assert "lin2.out before this call:" in svg and "no layer names it now" in svg
+        box = re.search(r'<rect class="box ([^"]*)" x="236" y="([\d.]+)"[^>]*/><text[^>]*>'
+                        r'out1 \(4, 1\)</text><text[^>]*>old \.g<', svg)
+        assert box and "grey dashed" in box[1]                   # its .g, from an earlier pass
+        arrows = re.findall(r'<line class="edge[^"]*" x1="[\d.]+" y1="[\d.]+" x2="([\d.]+)" '
+                            r'y2="([\d.]+)"', svg)
+        top = float(box[2])                                      # nothing points to its box
+        assert not any(float(x) > 200 and top <= float(y) <= top + 40 for x, y in arrows)
+
+
+def test_legend_and_attribute_labels_are_full_size():
+    t = _tensors()
+    svg = layer_story(_lesson(t, forward_before=True), names=t).frames[-1][0]
+    for word in ("w", "b", "targ", "dashed box: a .g left from an earlier pass",
+                 "red dashed arrow: the out.g this backward reads"):
+        found = re.findall(rf'<text class="label ([^"]*)"[^>]*>{re.escape(word)}</text>', svg)
+        assert found and not any("small" in cls for cls in found), word
 
 
 def test_same_record_same_bytes():
@@ -193,3 +230,21 @@ def test_bad_input_gets_a_sentence():
     with pytest.raises(ValueError, match="needs a recorded forward pass"):
         layer_story([e for e in events if e.kind == "backward"])
     assert isinstance(events[0], Event)
+
+
+def test_a_forward_and_its_backward_recorded_in_two_blocks_draw_as_one_record():
+    pages = []
+    for split in (False, True):
+        t = _tensors()
+        lin1, relu, lin2, mse = Lin(t["w1"], t["b1"]), Relu(), Lin(t["w2"], t["b2"]), Mse()
+        with watch_layers(Lin, Relu, Mse) as events:
+            mse(lin2(relu(lin1(t["x"]))), t["y"])
+            if not split:
+                for layer in (mse, lin2, relu, lin1):
+                    layer.backward()
+        with watch_layers(Lin, Relu, Mse) as more:
+            if split:
+                for layer in (mse, lin2, relu, lin1):
+                    layer.backward()
+        pages.append(layer_story(events + more, names=t)._repr_html_())
+    assert pages[0] == pages[1]

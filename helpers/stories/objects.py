@@ -14,14 +14,19 @@ attributes (``inp``, ``out``, ``w``, ...) are arrows to the boxes they name.
 The boxes appear in the order the forward pass made them; then each backward
 reads ``out.g`` through one arrow and sets ``.g`` through others. Nothing is
 placed by hand: boxes, arrows and ``.g`` come from the objects the layers held.
+A forward pass and its backward may be recorded in two blocks, one list each:
+``layer_story(events + more)`` draws them as one record (notebook 02 does).
 
-Two things a learner asks about are drawn from the record as well:
+Three things a learner asks about are drawn from the record as well:
 
 - the **AttributeError**: the call whose ``out`` the first backward writes on
   (the question's last ``Lin``, whose ``out`` the loss stores) is marked with
   the error that reading ``out.g`` would get there, because no backward has set
   it; the caption quotes the last line that call printed (the question's guard:
   "out.g dne yet");
+- the **old out** of that call: the tensor its layer held as ``out`` before
+  the call (recorded as `Event.before`), drawn from that frame on in a row of
+  its own, with the ``.g`` it had, and no arrow (no layer names it any more);
 - a ``.g`` **left from an earlier pass** (long-lived tensors keep theirs: the
   batch, the weights) is drawn dashed and grey until this pass replaces it.
 
@@ -55,8 +60,9 @@ class Event:
     holds the ids of the tensors involved (the arguments, `out`, the layer's
     tensor attributes) that carried a ``.g`` when the call returned. For a
     backward, `wrote` are the tensors whose ``.g`` it set or changed, and `read`
-    is ``layer.out`` if that held a ``.g`` when the backward began. `printed` is
-    what the layer printed meanwhile.
+    is ``layer.out`` if that held a ``.g`` when the backward began. `before` is
+    what ``layer.out`` held before a call (None if nothing: the first call), also
+    in `had_g` if it carried a ``.g``. `printed` is what the layer printed meanwhile.
     """
 
     kind: str
@@ -67,6 +73,7 @@ class Event:
     wrote: list = field(default_factory=list)
     read: object = None
     printed: str = ""
+    before: object = None
 
 
 def _g_state(t: object) -> object:
@@ -102,12 +109,14 @@ def watch_layers(*classes: type) -> Iterator[list[Event]]:
 
     def wrap_call(original):
         def __call__(self, *args, **kwargs):
+            before = getattr(self, "out", None)        # the last call's out, if any
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
                 out = original(self, *args, **kwargs)
-            involved = _tensors(*args, out, *vars(self).values())
+            involved = _tensors(*args, out, before, *vars(self).values())
             had_g = frozenset(id(t) for t in involved if hasattr(t, "g"))
-            events.append(Event("call", self, args, out, had_g, printed=printed.getvalue()))
+            events.append(Event("call", self, args, out, had_g, printed=printed.getvalue(),
+                                before=before))
             return out
         return __call__
 
@@ -223,9 +232,6 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
         for t in [*flowing, *params[id(e.layer)]]:
             tname.setdefault(id(t), by_id.get(id(t), f"P{len(tname)}"))
             first_g.setdefault(id(t), id(t) in e.had_g)
-    tensor_y = {id(t): _TOP + i * _ROW for i, t in enumerate(order)}
-    layer_y = {id(e.layer): _TOP + _ROW // 2 + i * _ROW for i, e in enumerate(calls)}
-    height = _TOP + _ROW * len(order) - _ROW + _BH + 40      # room for two legend lines
     holders: dict[int, list[tuple[object, str]]] = {}   # tensor id -> (layer, attribute)
     for e in calls:
         for k, a in _attrs(e.layer).items():
@@ -234,6 +240,17 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
     first_back = next((e for e in events if e.kind == "backward"), None)
     asked = next((e for e in calls if first_back is not None and id(e.out) not in e.had_g
                   and any(e.out is t for t in first_back.wrote)), None)
+    # Its old out, replaced by that call: a row of its own under the others.
+    old = asked.before if asked is not None else None
+    if not isinstance(old, torch.Tensor) or id(old) in tname or id(old) in holders:
+        old = None
+    if old is not None:
+        tname[id(old)] = by_id.get(id(old), f"old {lname[id(asked.layer)]}.out")
+        first_g[id(old)] = id(old) in asked.had_g
+        order.append(old)
+    tensor_y = {id(t): _TOP + i * _ROW for i, t in enumerate(order)}
+    layer_y = {id(e.layer): _TOP + _ROW // 2 + i * _ROW for i, e in enumerate(calls)}
+    height = _TOP + _ROW * len(order) - _ROW + _BH + 40      # room for two legend lines
 
     def draw(seen: set[int], g: dict[int, str], called: set[int], hot: dict[str, str],
              error: int | None = None) -> Canvas:
@@ -260,8 +277,8 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                          cls=f"small {colour.split()[0]} {look}", anchor="middle")
                 pic.line(_LX, py + _PH / 2, _PX + _PW + 1, py + _PH / 2,
                          cls=(look or "grey"))
-                pic.text((_LX + _PX + _PW) / 2, py + _PH / 2 - 3, attrs[k],
-                         cls="small grey", anchor="middle")
+                pic.text((_LX + _PX + _PW) / 2, py + _PH / 2 - 4.5, attrs[k],
+                         cls="grey", anchor="middle")
             for k, attr in attrs.items():                  # inp, out: the flowing tensors
                 if k not in tensor_y or k not in seen:
                     continue
@@ -293,14 +310,19 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
             if k == error:
                 pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "reading out.g: AttributeError",
                          cls="small red bold", anchor="end")
+            if t is old:                                   # no arrow: say whose it was
+                for i, line in enumerate((f"{lname[id(asked.layer)]}.out before this call:",
+                                          "no layer names it now")):
+                    pic.text(_TX - 8, y + 17 + 16 * i, line, cls="grey", anchor="end")
         legend = (["dashed box: a .g left from an earlier pass"] if "old" in g.values()
                   else [])
         if any("red dashed" in look for look in hot.values()):
             legend.append("red dashed arrow: the out.g this backward reads")
         for i, line in enumerate(reversed(legend)):
-            pic.text(2, height - 4 - 14 * i, line, cls="small grey")
+            pic.text(2, height - 4 - 16 * i, line, cls="grey")
         return pic
 
+    rank = {k: i for i, k in enumerate(tname)}     # the order the forward pass met them
     frames = []
     seen: set[int] = set()
     g: dict[int, str] = {}
@@ -321,7 +343,8 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
         lid, name, attrs = id(e.layer), lname[id(e.layer)], _attrs(e.layer)
         if e.kind == "call":
             called.add(lid)
-            appear([*_tensors(*e.args[:1], e.out), *params[lid]])
+            appear([*_tensors(*e.args[:1], e.out), *params[lid],
+                    *([old] if e is asked and old is not None else [])])
             hot = {f"l:{lid}": "hot", f"t:{id(e.out)}": "hot"}
             hot |= {f"a:{lid}:{a}": "blue hot" for a in attrs.values()}
             i, o = tname[id(e.args[0])], tname[id(e.out)]
@@ -346,6 +369,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                            _fit(caption)))
         else:
             hot = {f"l:{lid}": "hot"}
+            lead = "Backward pass. " if e is first_back else ""
             for t in e.wrote:
                 gt = getattr(t, "g", None)
                 g[id(t)] = _shape(gt) if isinstance(gt, torch.Tensor) else "set"
@@ -355,22 +379,24 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 for layer, a in holders.get(id(t), []):    # where the next backward reads it
                     if layer is not e.layer and a == "out":
                         hot[f"a:{id(layer)}:{a}"] = "blue hot"
+            told = sorted(e.wrote, key=lambda t: rank.get(id(t), len(rank)))
             wrote = ", ".join(f"{attrs[id(t)]} ({tname[id(t)]})" if id(t) in attrs
-                              else tname.get(id(t), "another tensor") for t in e.wrote)
+                              else tname.get(id(t), "another tensor") for t in told)
             if e.read is not None and id(e.read) in attrs:
                 r = id(e.read)
                 hot[f"a:{lid}:{attrs[r]}"] = "red dashed hot"
                 source = f"set by {setter[r]}" if r in setter else "left from an earlier pass"
-                caption = (f"{name}.backward() reads out.g, {tname[r]}'s, {source}. "
+                caption = (f"{lead}{name}.backward() reads out.g, {tname[r]}'s, {source}. "
                            f"It sets .g on {wrote}")
             elif len(e.wrote) == 1 and id(e.wrote[0]) in attrs:
                 t = e.wrote[0]
                 keeps = [f"the object {lname[id(layer)]} keeps as {a}"
                          for layer, a in holders.get(id(t), []) if layer is not e.layer]
-                caption = _fit(f"{name}.backward() sets {attrs[id(t)]}.g: .g on {tname[id(t)]}",
+                caption = _fit(f"{lead}{name}.backward() sets {attrs[id(t)]}.g: .g on "
+                               f"{tname[id(t)]}",
                                f", {keeps[0]}" if keeps else "")
             else:
-                caption = f"{name}.backward() sets .g on {wrote}"
+                caption = f"{lead}{name}.backward() sets .g on {wrote}"
             for t in e.wrote:
                 setter[id(t)] = name
             frames.append((draw(seen, g, called, hot), _fit(caption)))
