@@ -1,5 +1,7 @@
 """helpers.stories.shares: a reused layer's shares recorded as they arrive, and drawn."""
 
+import re
+
 import pytest
 import torch
 from torch import nn
@@ -40,36 +42,51 @@ def test_records_uses_shares_in_arrival_order_grad_and_the_step_then_unhooks():
         (i, "AddmmBackward0", "TBackward0") for i in (1, 2, 3)]
     assert all(u.accumulator is record.uses[0].accumulator for u in record.uses)
     assert [use for use, _ in record.arrivals] == [3, 2, 1]      # the last use first
-    (summed, was_none), = record.summed
+    (summed,) = record.hook_runs                                  # the hook ran once
     running = record.arrivals[0][1] + record.arrivals[1][1] + record.arrivals[2][1]
-    assert was_none and torch.equal(summed, running) and torch.equal(record.grads[0], w.grad)
+    assert record.grad_was_none and torch.equal(summed, running)
+    (written,) = record.grad_writes                               # .grad written once
+    assert torch.equal(written, w.grad)
     (step,) = record.steps
     assert torch.equal(step.after, w.detach()) and not torch.equal(step.before, step.after)
     assert torch.equal(step.state["momentum_buffer"], w.grad) and step.lr == 0.1
     n_uses = len(record.uses)
     ((net(torch.randn(5, 3), 2)) ** 2).sum().backward()         # hooks are gone
-    assert len(record.uses) == n_uses and len(record.summed) == 1
+    assert len(record.uses) == n_uses and len(record.hook_runs) == 1
 
 
 def test_story_has_a_frame_per_event_and_says_what_happened():
     _, record = _run()
     story = share_story(record, row=1, cols=range(4))
-    assert len(story) == 2 + 3 + 1 + 1          # call 1, calls 2 and 3, 3 shares, .grad, step
+    assert len(story) == 1 + 3 + 1 + 1          # the forward pass, 3 shares, .grad, step
     caps = story.captions
-    assert caps[0].startswith("Forward: call 1 of middle makes an AddmmBackward0 node")
-    assert caps[1].startswith("Calls 2 and 3 make 2 more AddmmBackward0 nodes")
-    assert "lead to one AccumulateGrad node; .grad is None" in caps[1]
-    assert caps[2].startswith("Backward: use 3's share arrives first")
-    assert caps[4].startswith("Use 1's share arrives last")
-    assert "runs once" in caps[5] and "momentum buffer starts as .grad" in caps[6]
-    assert caps[6].endswith("moves once, by −lr × buffer")
-    assert 'data-stepper="7"' in story._repr_html_()
-    assert "share 3" in story.frames[2][0] and "share 1" not in story.frames[2][0]
-    assert "use 2" not in story.frames[0][0] and "use 3" in story.frames[1][0]
-    assert story.frames[6][0].count('class="bar grey"') == 4   # the step: no use's colour
-    _, twice = _run(depth=2)
-    assert share_story(twice, cols=[1]).captions[1].startswith(
-        "Call 2 makes another AddmmBackward0 node; both TBackward0 nodes lead to one")
+    assert caps[0] == ("Forward: 3 calls of middle make 3 AddmmBackward0 nodes; their "
+                       "TBackward0 nodes lead to one AccumulateGrad node")
+    assert caps[1].startswith("Backward: use 3's share arrives first")
+    assert caps[3].startswith("Use 1's share arrives last")
+    assert "runs once" in caps[4] and "(None until now)" in caps[4]
+    assert "momentum buffer starts as .grad" in caps[5]
+    step = record.steps[0]                      # a move on its own axis, and the caption says so
+    assert "moves once, by −lr × buffer (axis ±" in caps[5]
+    assert (step.after - step.before).abs().max() < 0.5 * record.grad_writes[0].abs().max()
+    assert 'data-stepper="6"' in story._repr_html_()
+    assert "share 3" in story.frames[1][0] and "share 1" not in story.frames[1][0]
+    assert all(f"use {i}" in story.frames[0][0] for i in (1, 2, 3))
+    assert story.frames[5][0].count('class="bar grey"') == 4   # the step: no use's colour
+    _, once = _run(depth=1)
+    assert share_story(once, cols=[1]).captions[0] == (
+        "Forward: 1 call of middle makes an AddmmBackward0 node; its TBackward0 node leads "
+        "to the weight's AccumulateGrad node")
+
+
+def test_every_label_is_at_least_12_units_high():
+    """No `small` text (11 units): at 390 px a 360-unit frame shows 13-unit labels at
+    about 12 px."""
+    story = share_story(_run()[1], row=1, cols=range(4))
+    for svg, _ in story.frames:
+        labels = re.findall(r'<text class="([^"]*)"', svg)
+        assert labels and not any("small" in cls.split() for cls in labels)
+        assert 'viewBox="0 0 360 ' in svg
 
 
 def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
@@ -77,7 +94,8 @@ def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
     b = share_story(_run()[1], row=0, cols=[0, 2])
     assert a._repr_html_() == b._repr_html_()
     _, plain = _run(momentum=0.0)
-    assert share_story(plain, cols=[1]).captions[-1] == "optimizer.step(): middle.weight moves once"
+    assert share_story(plain, cols=[1]).captions[-1] == (
+        "optimizer.step(): middle.weight moves once (axis ±0.2, not ±2)")
     _, no_step = _run(depth=1, step=False)
     assert len(share_story(no_step, cols=[1])) == 1 + 1 + 1
 

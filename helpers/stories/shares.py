@@ -17,15 +17,16 @@
   they reached the weight's node;
 - the weight's tensor hook (what its ``AccumulateGrad`` node is about to add,
   and whether ``.grad`` was ``None``) and its post-accumulate hook (``.grad``
-  after);
+  after each write);
 - the optimizer's step hooks: the weight before and after ``step()``, and the
   weight's state in the optimizer (its momentum buffer).
 
-`share_story` draws that record, one frame an event: the first use's nodes,
-then the other uses' (the forward pass), each share as it arrived with the
-input buffer's running sum, ``.grad`` as its node set it, then the step (in
-grey: no use's colour). Bars show a few entries of the weight's matrices
-(`row`, `cols`), rounded to whole units.
+`share_story` draws that record, one frame an event: the uses' nodes (the
+forward pass), each share as it arrived with the input buffer's running sum,
+``.grad`` as its node set it, then the step (in grey: no use's colour). Bars
+show a few entries of the weight's matrices (`row`, `cols`), rounded to whole
+units. Every label is 13 units high (no small text), so that a phone shows it
+at 12 px.
 """
 
 from __future__ import annotations
@@ -67,18 +68,21 @@ class Step:
 class SharesRecord:
     """What `watch_shares` saw, in order.
 
-    `uses` in forward order; `arrivals` as ``(use number, share)`` in the order
-    the shares reached the weight's node; `summed` as ``(gradient, .grad was
-    None)``, one per run of the weight's tensor hook; `grads`, ``.grad`` after
-    each accumulation; `steps`, one per ``optimizer.step()``.
+    `uses`, the layer's calls in forward order; `arrivals`, ``(use number,
+    share)`` pairs in the order the shares reached the weight's node;
+    `hook_runs`, what the weight's tensor hook received, one tensor a run;
+    `grad_was_none`, whether ``.grad`` was ``None`` at its first run;
+    `grad_writes`, ``.grad`` after each write; `steps`, one per
+    ``optimizer.step()``.
     """
 
     name: str
     shape: tuple
     uses: list[Use] = field(default_factory=list)
     arrivals: list[tuple[int, torch.Tensor]] = field(default_factory=list)
-    summed: list[tuple[torch.Tensor, bool]] = field(default_factory=list)
-    grads: list[torch.Tensor] = field(default_factory=list)
+    hook_runs: list[torch.Tensor] = field(default_factory=list)
+    grad_was_none: bool | None = None
+    grad_writes: list[torch.Tensor] = field(default_factory=list)
     steps: list[Step] = field(default_factory=list)
 
 
@@ -142,10 +146,12 @@ def watch_shares(model: nn.Module, name: str,
             handles.append(fn.register_hook(on_share))
 
     def on_sum(grad):
-        record.summed.append((grad.detach().clone(), weight.grad is None))
+        if not record.hook_runs:
+            record.grad_was_none = weight.grad is None
+        record.hook_runs.append(grad.detach().clone())
 
     def on_grad(param):
-        record.grads.append(param.grad.detach().clone())
+        record.grad_writes.append(param.grad.detach().clone())
 
     before = []
 
@@ -173,9 +179,10 @@ def watch_shares(model: nn.Module, name: str,
 # ---------------------------------------------------------------------------------------
 # Drawing. One frame 360 units wide: the nodes on top, then .grad and the optimizer's
 # state, then two bar panels: the shares, and their running sum (.grad, the move).
+# Every label is in the canvas's 13-unit font: no `small` text.
 
 _LOOKS = ("blue", "orange", "green")      # use 1, 2, 3 (then again)
-_X0, _X1 = 44, 352                        # the bar panels' horizontal extent
+_X0, _X1 = 56, 352                        # the bar panels' horizontal extent
 _HALF = 36                                # a bar at the panel's full scale, in units
 
 
@@ -203,10 +210,10 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
     if not record.uses:
         raise ValueError(f"no call of {layer} was recorded: run a forward pass that "
                          "uses it inside watch_shares")
-    if len(record.summed) != 1 or len(record.arrivals) != len(record.uses):
+    if len(record.hook_runs) != 1 or len(record.arrivals) != len(record.uses):
         raise ValueError(f"record one backward through every use of {name}: "
                          f"{len(record.uses)} uses, {len(record.arrivals)} shares arrived, "
-                         f"{len(record.summed)} runs of its node")
+                         f"{len(record.hook_runs)} runs of its node")
     if len(record.steps) > 1:
         raise ValueError(f"record at most one optimizer.step(), not {len(record.steps)}")
     if len(shape) != 2 or isinstance(row, bool) or not (isinstance(row, int)
@@ -229,8 +236,8 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
     for _, s in record.arrivals:               # the input buffer, in the order of arrival
         running = s.clone() if running is None else running + s
         buffers.append(entries(running))
-    _, was_none = record.summed[0]
-    grad = record.grads[-1] if record.grads else record.summed[0][0]
+    was_none = record.grad_was_none
+    grad = record.grad_writes[-1] if record.grad_writes else record.hook_runs[0]
     unit = _nice(max(abs(v) for vals in [*shares.values(), *buffers, entries(grad)]
                      for v in vals))
     step = record.steps[0] if record.steps else None
@@ -242,66 +249,72 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
     node = type(acc).__name__
     width = (_X1 - _X0) / len(cols)
     look = {u.number: _LOOKS[(u.number - 1) % len(_LOOKS)] for u in record.uses}
-    uw = min(108.0, (344 - 8 * (k - 1)) / k)          # a use's box
-    ax, ay, aw = 75.0, 108.0, 210.0                    # the AccumulateGrad box
+    uw = min(108.0, (344 - 8 * (k - 1)) / k)          # a use's column
+    pw = min(100.0, uw)                                # its path node's box
+    ax, ay, aw = 50.0, 112.0, 260.0                    # the AccumulateGrad box
+    first = record.uses[0]
+    kinds = {u.node for u in record.uses}
+    cells = f"[{row}, {cols[0]}…{cols[-1]}]" if len(cols) > 1 else f"[{row}, {cols[0]}]"
 
     def panel(pic: Canvas, y: float, text: str, u: float) -> float:
         """A panel's title at y, its zero line, dashed lines at +-u; returns the zero line."""
-        pic.text(8, y, text, cls="small bold")
+        pic.text(8, y, text)
         base = y + 14 + _HALF
         pic.line(_X0, base, _X1, base, cls="grey", arrow=False)
         for sign in (1, -1):
             pic.line(_X0, base - sign * _HALF, _X1, base - sign * _HALF,
                      cls="grey dashed faint", arrow=False)
-            pic.text(_X0 - 4, base - sign * _HALF + 4, f"{sign * u:g}",
-                     cls="small grey", anchor="end")
+            pic.text(_X0 - 4, base - sign * _HALF + 4, f"{sign * u:g}", cls="grey",
+                     anchor="end")
         return base
 
-    def draw(made: int, arrived: int, stage: str) -> Canvas:
+    def draw(arrived: int, stage: str) -> Canvas:
         """stage: "forward", "arrive", "grad" or "step"."""
-        pic = Canvas(360, 410)
+        pic = Canvas(360, 430)
         new = order[arrived - 1] if stage == "arrive" else None
-        for j, use in enumerate(record.uses[:made]):
+        pic.text(8, 15, f"{first.node}: one node per call" if len(kinds) == 1
+                 else "one node per call", cls="grey")
+        for j, use in enumerate(record.uses):
             x, c = 8 + j * (uw + 8), look[use.number]
             got = use.number in order[:arrived]
-            added = stage == "forward" and (made == 1 or j > 0)     # this frame's calls
-            hot = " hot" if added or use.number == new else ""
-            pic.box(x, 6, uw, 36, f"use {use.number}", cls=c + hot,
-                    sub=use.node if uw >= 100 else use.node.replace("Backward0", "…"))
+            hot = " hot" if stage == "forward" or use.number == new else ""
+            pic.box(x, 22, uw, 26, f"use {use.number}", cls=c + hot)
             mid, tx = x + uw / 2, ax + aw * (j + 0.5) / k
-            pic.line(mid, 42, mid, 57, cls=c)
-            pic.box(mid - 45, 58, 90, 22, "", cls=c + (" hot" if use.number == new else ""))
-            pic.text(mid, 73, use.path, cls="small", anchor="middle")
-            pic.line(mid, 80, tx, ay - 1,
+            pic.line(mid, 48, mid, 59, cls=c)
+            pic.box(mid - pw / 2, 60, pw, 24, use.path if pw >= 96
+                    else use.path.replace("Backward0", "…"),
+                    cls=c + (" hot" if use.number == new else ""))
+            pic.line(mid, 84, tx, ay - 1,
                      cls=c + (" hot" if use.number == new else "" if got else " dashed"))
-            if got:          # beside the arrow's top, on the side it leans away from
+            if got:          # beside the arrow's middle, on the side it leans away from
                 left = tx > mid + 4
-                pic.text(mid - 7 if left else mid + 7, 96, f"share {use.number}",
+                pic.text(mid - 7 if left else mid + 7, 102, f"share {use.number}",
                          cls=c + (" bold" if use.number == new else ""),
                          anchor="end" if left else "start")
         done = stage in ("grad", "step")
-        pic.box(ax, ay, aw, 34, node if one_node else f"{node} nodes",
-                cls="red" + (" hot" if stage == "grad" else ""), sub=f"{name} {_shape(shape)}")
+        red = "red" + (" hot" if stage == "grad" else "")
+        pic.box(ax, ay, aw, 40, "", cls=red)
+        pic.text(ax + aw / 2, ay + 16, node if one_node else f"{node} nodes", cls=red,
+                 anchor="middle")
+        pic.text(ax + aw / 2, ay + 33, f"{name} {_shape(shape)}", cls="red",
+                 anchor="middle")
         # .grad, then the optimizer's state for the weight.
-        pic.box(8, 158, 168, 24, "", cls="red" + (" hot" if stage == "grad" else "")
-                if done else "grey")
-        pic.text(92, 174, ".grad: the buffer's sum" if done else
+        pic.box(8, 166, 168, 26, "", cls=red if done else "grey")
+        pic.text(92, 184, ".grad = buffer's sum" if done else
                  f".grad: {'None' if was_none else 'as before'}",
-                 cls="small" + (" bold" if stage == "grad" else ""), anchor="middle")
+                 cls="bold" if stage == "grad" else "", anchor="middle")
         if done:
-            pic.line(ax + 30, ay + 34, 92, 157, cls="red" + (" hot" if stage == "grad" else ""))
+            pic.line(ax + 30, ay + 40, 92, 165, cls=red)
         if step is not None:
-            pic.box(184, 158, 168, 24, "", cls="grey" + (" hot" if stage == "step" else ""))
             stepped = stage == "step"
-            pic.text(268, 174, "momentum buffer: none yet" if not stepped else
+            pic.box(184, 166, 168, 26, "", cls="grey" + (" hot" if stepped else ""))
+            pic.text(268, 184, "no buffer yet" if not stepped else
                      "no momentum buffer" if buf is None else "one momentum buffer",
-                     cls="small" + (" bold" if stepped else ""), anchor="middle")
+                     cls="bold" if stepped else "", anchor="middle")
             if stepped:
-                pic.line(176, 170, 183, 170, cls="grey hot")
+                pic.line(176, 179, 183, 179, cls="grey hot")
         # Panel A: the shares that arrived, one bar each, grouped by column.
-        base = panel(pic, 200, f"shares that arrived: {name}[{row}, {cols[0]}…{cols[-1]}]"
-                     if len(cols) > 1 else f"shares that arrived: {name}[{row}, {cols[0]}]",
-                     unit)
+        base = panel(pic, 212, f"shares that arrived: weight{cells}", unit)
         bw = min(10.0, (width - 6) / k)
         for use in record.uses:
             if use.number not in order[:arrived]:
@@ -312,32 +325,28 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
                         cls=look[use.number])
         # Panel B: the input buffer's running sum, then .grad, then the step's move.
         if stage == "step":
-            text, vals, u, cls = f"the step: {name} after − before", move, move_unit, "grey"
+            text, vals, u, cls = "the step: weight after − before", move, move_unit, "grey"
         elif stage == "grad":
             text, vals, u, cls = f"{name}.grad", entries(grad), unit, "red"
         else:
-            text, vals, u, cls = (f"the {node} node's input buffer: shares added so far",
+            text, vals, u, cls = ("input buffer: the shares added so far",
                                   buffers[arrived - 1] if arrived else [], unit, "grey")
-        base = panel(pic, 306, text, u)
+        base = panel(pic, 322, text, u)
         for j, v in enumerate(vals):
             pic.bar(_X0 + (j + 0.3) * width, base, width * 0.4, v * _HALF / u, cls=cls)
         for j, c in enumerate(cols):
-            pic.text(_X0 + (j + 0.5) * width, 406, str(c), cls="grey", anchor="middle")
+            pic.text(_X0 + (j + 0.5) * width, 424, str(c), cls="grey", anchor="middle")
         return pic
 
-    first = record.uses[0]
-    frames = [(draw(1, 0, "forward"),
-               f"Forward: call 1 of {layer} makes an {first.node} node; its {first.path} "
-               f"leads to the weight's {node} node")]
-    if k > 1:
-        nodes = len({id(u.accumulator) for u in record.uses})
-        made = (f"Call 2 makes another {first.node} node; both" if k == 2 else
-                f"Calls 2{' and ' if k == 3 else ' to '}{k} make {k - 1} more {first.node} "
-                f"nodes; all {k}")
-        frames.append((draw(k, 0, "forward"),
-                       f"{made} {first.path} nodes lead to "
-                       + (f"one {node} node" if nodes == 1 else f"{nodes} {node} nodes")
-                       + f"; .grad is {'None' if was_none else 'as before'}"))
+    nodes = len({id(u.accumulator) for u in record.uses})
+    if k == 1:
+        made = (f"Forward: 1 call of {layer} makes an {first.node} node; its {first.path} "
+                f"node leads to the weight's {node} node")
+    else:
+        made = (f"Forward: {k} calls of {layer} make {k} {first.node} nodes; their "
+                f"{first.path} nodes lead to "
+                + (f"one {node} node" if nodes == 1 else f"{nodes} {node} nodes"))
+    frames = [(draw(0, "forward"), made)]
     for j, use in enumerate(order):
         if j == 0:
             cap = (f"Backward: use {use}'s share arrives first; the {node} node's input "
@@ -346,22 +355,22 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
             cap = f"Use {use}'s share arrives; the buffer adds it to what it holds"
         else:
             cap = f"Use {use}'s share arrives last; the buffer now holds the sum of all {k}"
-        frames.append((draw(k, j + 1, "arrive"), cap))
-    frames.append((draw(k, k, "grad"),
+        frames.append((draw(j + 1, "arrive"), cap))
+    frames.append((draw(k, "grad"),
                    f"The {node} node runs once: the weight's hook fires once, and .grad "
                    + ("(None until now) becomes the buffer's sum" if was_none
                       else "adds the buffer's sum")))
     if step is not None:
+        axis = f" (axis ±{move_unit:g}, not ±{unit:g})" if move_unit != unit else ""
         if buf is None:
-            cap = f"optimizer.step(): {name} moves once"
+            cap = f"optimizer.step(): {name} moves once{axis}"
         else:
             how = "starts as .grad" if torch.equal(buf, grad) else "takes in .grad"
             tol = 8 * torch.finfo(step.before.dtype).eps * float(step.before.abs().max())
             by = (", by −lr × buffer" if torch.allclose(step.after - step.before,
-                                                       -step.lr * buf, rtol=1e-2, atol=tol)
+                                                      -step.lr * buf, rtol=1e-2, atol=tol)
                   else "")
-            cap = (f"optimizer.step(): the weight's one momentum buffer {how}, and the "
-                   f"weight moves once{by}")
-        frames.append((draw(k, k, "step"), cap))
+            cap = f"optimizer.step(): the momentum buffer {how}; the weight moves once{by}{axis}"
+        frames.append((draw(k, "step"), cap))
     return Stepper(frames, title=title or f"One backward through {k} uses of {name}, "
                    "then one step")
