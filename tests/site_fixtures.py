@@ -122,7 +122,7 @@ PAGE_JS = r"""
     d.open = false;
     return {closed, opened};
   });
-  const images = [...article.querySelectorAll("img")].map(i => ({
+  const images = [...article.querySelectorAll("img:not([data-stepper] img)")].map(i => ({
     src: i.getAttribute("src"), natural: i.naturalWidth,
     shown: i.getBoundingClientRect().width,
     zoom: i.closest("a.image-zoom") ? i.closest("a.image-zoom").getAttribute("href") : null,
@@ -151,7 +151,7 @@ PHONE_JS = r"""
                  || e.getBoundingClientRect().right > window.innerWidth + 1)
     .map(e => e.textContent.trim().slice(0, 80));
   return {page: de.scrollWidth, viewport: window.innerWidth, cut,
-          figures: document.querySelectorAll("article.bd-article div.cell_output img").length};
+          figures: document.querySelectorAll("article.bd-article div.cell_output img:not([data-stepper] img)").length};
 })()
 """
 
@@ -160,7 +160,7 @@ PHONE_JS = r"""
 # sideways, the hint under it, and where a tap on it lands.
 FIGURE_JS = r"""
 ((i) => {
-  const img = document.querySelectorAll("article.bd-article div.cell_output img")[i];
+  const img = document.querySelectorAll("article.bd-article div.cell_output img:not([data-stepper] img)")[i];
   const a = img.closest("a.image-zoom");
   const box = a || img;
   if (!img.dataset.seen) { box.scrollIntoView({block: "center"}); img.dataset.seen = 1; }
@@ -185,7 +185,7 @@ FIGURE_JS = r"""
 
 SCROLL_FIGURE_JS = r"""
 ((i) => {
-  const img = document.querySelectorAll("article.bd-article div.cell_output img")[i];
+  const img = document.querySelectorAll("article.bd-article div.cell_output img:not([data-stepper] img)")[i];
   const a = img.closest("a.image-zoom");
   if (!a) return 0;
   a.scrollLeft = a.scrollWidth;
@@ -221,7 +221,7 @@ DARK_JS = r"""
     .filter(e => e.querySelector("table")).map(e => ({
       box: box(e), background: getComputedStyle(e).backgroundColor,
       color: getComputedStyle(e.querySelector("td")).color}));
-  const figures = [...document.querySelectorAll("article div.cell_output img")].map(i => {
+  const figures = [...document.querySelectorAll("article div.cell_output img:not([data-stepper] img)")].map(i => {
     const cs = getComputedStyle(i);
     return {box: box(i), background: cs.backgroundColor, padding: parseFloat(cs.paddingTop),
             filter: cs.filter};

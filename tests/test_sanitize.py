@@ -69,3 +69,17 @@ def test_numbers_that_teach_are_not_masked():
     for shown in ("loss 1.3916", "max|a-b| 3.1e-02", "used 0x in the graph", "id=12345678",
                   "In[3]: x"):
         assert sanitize(shown) == shown
+
+
+def test_the_in_place_refusal_reads_the_same_on_every_release():
+    """06 §2 shows torch's refusal; 2.9 and 2.13 word two parts of it differently."""
+    head = ("one of the variables needed for gradient computation has been modified by an "
+            "inplace operation: [torch.FloatTensor [3]], which is output 0 of ")
+    tail = (", is at version 1; expected version 0 instead. Hint: enable anomaly detection "
+            "to find the operation that failed to compute its gradient, with "
+            "torch.autograd.set_detect_anomaly(True")
+    old = head + "SigmoidBackward0" + tail + ")."                      # torch 2.9
+    new = head + "Sigmoid" + tail + ", check_nan=False)."              # torch 2.13
+    assert sanitize(old) == sanitize(new)
+    assert sanitize(new.replace("[3]]", "[4]]")) != sanitize(new)     # the rest compared
+    assert sanitize(new.replace("Sigmoid,", "Tanh,")) != sanitize(new)

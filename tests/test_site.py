@@ -190,7 +190,7 @@ def test_maths_rendered(browsed, page):
 def test_figures_and_tables_present(browsed, page):
     body = article(browsed[page]["html"])
     f = facts(page)
-    images = body.select("div.cell_output img")
+    images = body.select("div.cell_output img:not([data-stepper] img)")
     assert len(images) >= f["pngs"], (
         f"{page}: the notebook has {f['pngs']} PNG figures, the page shows {len(images)}")
     for img in body.find_all("img", src=True):
