@@ -72,7 +72,8 @@ def site_problem() -> str | None:
 
 # ---------------------------------------------------------------------------------------
 # What the browser reads from each page. One JavaScript function per question, run in
-# the page after MathJax has typeset it.
+# the page after MathJax has typeset it. Step-through frames (images inside
+# [data-stepper]) are not figures: tests/test_site_steppers.py pages through them.
 
 BLOCKS_JS = r"""
 (() => {
@@ -151,7 +152,8 @@ PHONE_JS = r"""
                  || e.getBoundingClientRect().right > window.innerWidth + 1)
     .map(e => e.textContent.trim().slice(0, 80));
   return {page: de.scrollWidth, viewport: window.innerWidth, cut,
-          figures: document.querySelectorAll("article.bd-article div.cell_output img:not([data-stepper] img)").length};
+          figures: document.querySelectorAll(
+            "article.bd-article div.cell_output img:not([data-stepper] img)").length};
 })()
 """
 
@@ -160,7 +162,8 @@ PHONE_JS = r"""
 # sideways, the hint under it, and where a tap on it lands.
 FIGURE_JS = r"""
 ((i) => {
-  const img = document.querySelectorAll("article.bd-article div.cell_output img:not([data-stepper] img)")[i];
+  const img = document.querySelectorAll(
+    "article.bd-article div.cell_output img:not([data-stepper] img)")[i];
   const a = img.closest("a.image-zoom");
   const box = a || img;
   if (!img.dataset.seen) { box.scrollIntoView({block: "center"}); img.dataset.seen = 1; }
@@ -185,7 +188,8 @@ FIGURE_JS = r"""
 
 SCROLL_FIGURE_JS = r"""
 ((i) => {
-  const img = document.querySelectorAll("article.bd-article div.cell_output img:not([data-stepper] img)")[i];
+  const img = document.querySelectorAll(
+    "article.bd-article div.cell_output img:not([data-stepper] img)")[i];
   const a = img.closest("a.image-zoom");
   if (!a) return 0;
   a.scrollLeft = a.scrollWidth;
@@ -221,7 +225,8 @@ DARK_JS = r"""
     .filter(e => e.querySelector("table")).map(e => ({
       box: box(e), background: getComputedStyle(e).backgroundColor,
       color: getComputedStyle(e.querySelector("td")).color}));
-  const figures = [...document.querySelectorAll("article div.cell_output img:not([data-stepper] img)")].map(i => {
+  const figures = [...document.querySelectorAll(
+      "article div.cell_output img:not([data-stepper] img)")].map(i => {
     const cs = getComputedStyle(i);
     return {box: box(i), background: cs.backgroundColor, padding: parseFloat(cs.paddingTop),
             filter: cs.filter};
