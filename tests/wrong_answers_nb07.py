@@ -160,6 +160,7 @@ check_checkpointed(forward_checkpointed)
      r"net passed in\Z"),
     ("check_checkpointed", "section 1's middle, which uses the notebook's own net", """
 import torch
+from helpers.ddp import DynamicNet
 other = DynamicNet(6, 5, 2)
 
 

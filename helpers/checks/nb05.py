@@ -19,7 +19,7 @@ from collections import deque, namedtuple
 
 import torch
 
-from helpers.checks import (
+from helpers.checks._old import (
     CheckFailed,
     a_type,
     call_answer,

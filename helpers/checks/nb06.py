@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from helpers.checks import (
+from helpers.checks._old import (
     _HELPERS,
     _LIBRARY,
     CheckFailed,

@@ -16,7 +16,7 @@ import torch
 from torch import nn
 from torch.utils.checkpoint import checkpoint
 
-from helpers.checks import (
+from helpers.checks._old import (
     CheckFailed,
     _describe,
     _first_sentence,
