@@ -378,11 +378,12 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
     """Run `trial(case)` (the answer on one case: its result, a dict of tensors or any value)
     on every case and compare each result with `right(case)`. At the first case that
     differs, raise a verdict headed `what(case, result)`, naming each mistake whose `gives`
-    matches the answer's result on every case: all cases are run, and one that raised
-    counts as a result that only a mistake raising there too matches. A `CheckFailed` on a
-    case before any differs is raised as it is. Tensors: `expect_close`'s three lines.
+    matches the answer's result on every case: the cases after it are run while a mistake
+    still fits, and one that raised counts as a result that only a mistake raising there
+    too matches. A `CheckFailed` on a case before any differs is raised as it is. Tensors:
+    `expect_close`'s three lines.
     """
-    results, first = [], None
+    results, first, named = [], None, []
     for case in cases:
         try:
             got = trial(case)
@@ -394,9 +395,13 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
         if first is None and not (compare(got, right(case)).ok if _tensors(got) and _tensors(
                 right(case)) else _agree(got, right(case))):
             first = len(results) - 1
+            named = matching(mistakes, cases, results, answer)
+        elif first is not None:   # the mistakes that still give every result so far
+            named = matching(named, cases[len(results) - 1:], results[-1:], answer)
+        if first is not None and not named:
+            break                 # no mistake can fit every case: the rest tells nothing
     if first is None:
         return
-    named = matching(mistakes, cases, results, answer)
     case, got = cases[first], results[first]
     if _tensors(got):
         expect_close(got, right(case), what(case, got), named)
