@@ -336,17 +336,20 @@ def test_the_exercises_run_after_a_restart(path):
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_the_exercises_intro_shows_a_real_failure_and_a_real_pass(path):
-    """The intro's "✗ Check failed: ..." example is what a catalogued wrong answer gets, its
-    "✓ ..." example what a solution prints; it says what a ✗ does to Run All."""
-    intro = next(("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
-                  if re.search(r"^## Exercises", "".join(c["source"]), re.M)), "")
-    example = EXAMPLE.search(intro)
-    assert example, f"{path.name}: the Exercises intro shows no ```text ✗ Check failed: ...```"
+    """The intro's "✗ Check failed: ..." example, and any other the Exercises show, is what a
+    catalogued wrong answer gets; its "✓ ..." example what a solution prints; it says what a
+    ✗ does to Run All."""
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+             if c["cell_type"] == "markdown"]
+    start = next(i for i, text in enumerate(cells) if re.search(r"^## Exercises", text, re.M))
+    intro = cells[start]
+    assert EXAMPLE.search(intro), \
+        f"{path.name}: the Exercises intro shows no ```text ✗ Check failed: ...```"
     assert "Run All" in intro, f"{path.name}: the intro does not say what a ✗ does to Run All"
-    said = [str(run(code, path, mistake)) for p, _, mistake, code, message, _ in WRONGS
-            if p == path and re.search(message, example.group(1))]   # the candidates only
-    assert example.group(1) in said, \
-        f"{path.name}: no catalogued wrong answer gets {example.group(1)!r}"
+    for example in EXAMPLE.findall("\n".join(cells[start:])):
+        said = [str(run(code, path, mistake)) for p, _, mistake, code, message, _ in WRONGS
+                if p == path and re.search(message, example)]   # the candidates only
+        assert example in said, f"{path.name}: no catalogued wrong answer gets {example!r}"
     shown = PRINTS.findall(intro)
     prints = [text for _, text in solution_prints(path)]
     assert len(shown) == 1 and shown[0] in prints, \

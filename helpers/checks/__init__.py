@@ -111,7 +111,7 @@ class Mistake:
     `key` names it for the tests; `says` is the sentence ("you ..."). What shows it:
     `gives(case)`, the result the mistake gives on a case (a dict like the answer's;
     raising means the mistake raises there too), matched on every case `judge` ran;
-    or `raises=(ExceptionType, "text in its message")`, an error the answer raised, and
+    or `raises=(ExceptionType, "regex found in its message")`, an error the answer raised, and
     `line`, a regex the learner's line that raised it must match; `seen(answer)`, if
     given, must also hold (a test of the answer's code).
     """
@@ -177,7 +177,7 @@ def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
         return "nonleaf_grad", table["nonleaf_grad"].says
     text = str(error)
     for m in table.values():
-        if m.raises and isinstance(error, m.raises[0]) and m.raises[1] in text and (
+        if m.raises and isinstance(error, m.raises[0]) and re.search(m.raises[1], text) and (
                 m.seen is None or m.seen(answer)) and (m.line is None or re.search(m.line, line)):
             return m.key, m.says
     return None
@@ -419,7 +419,8 @@ def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tenso
     cmp = compare(ours, ref)
     if cmp.ok:
         return
-    alone = len(cmp.rows) == 1 and what.startswith(f"your {cmp.rows[0].name}")  # inp.g ...
+    alone = what.endswith(".") or len(cmp.rows) == 1 and what.startswith(
+        f"your {cmp.rows[0].name}")   # a whole sentence, or "your inp.g differs ..."
     lines = [what if alone else f"{what}: wrong for {', '.join(cmp.failures)}"]
     bad = next(((n, t) for n, t in ours.items() if isinstance(t, torch.Tensor)
                 and t.is_floating_point() and not torch.isfinite(t).all()
