@@ -54,9 +54,10 @@ import torch
 from helpers.compare import compare
 
 __all__ = [
-    "CheckFailed", "Mistake", "a_type", "call_answer", "code_uses", "describe", "dtype_name",
-    "exercise_check", "fail", "expect_callable", "expect_close", "expect_int", "expect_number",
-    "expect_tensor", "expect_unchanged", "judge", "matching", "passed", "read_g", "snapshot",
+    "CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
+    "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_int",
+    "expect_number", "expect_tensor", "expect_unchanged", "fail", "judge", "matching", "passed",
+    "read_g", "snapshot",
 ]
 
 
@@ -112,8 +113,9 @@ class Mistake:
     `gives(case)`, the result the mistake gives on a case (a dict like the answer's;
     raising means the mistake raises there too), matched on every case `judge` ran;
     or `raises=(ExceptionType, "regex found in its message")`, an error the answer raised, and
-    `line`, a regex the learner's line that raised it must match; `seen(answer)`, if
-    given, must also hold (a test of the answer's code).
+    `line`, a regex the learner's line that raised it must match, or `op`, the instruction
+    that line was running ("CONTAINS_OP": an `in` test); `seen(answer)`, if given, must
+    also hold (a test of the answer's code).
     """
 
     key: str
@@ -122,6 +124,7 @@ class Mistake:
     raises: tuple[type, str] | None = None
     seen: Callable[[Any], bool] | None = None
     line: str | None = None
+    op: str | None = None
 
 
 # -- the learner's errors, in words --------------------------------------------------------
@@ -163,6 +166,18 @@ def _learner_tb(tb) -> list:
             if not os.path.abspath(f.filename).startswith((_HELPERS, *_LIBRARY))]
 
 
+def _raising_op(tb) -> str:
+    """The instruction the learner's deepest frame of `tb` was running when it raised."""
+    mine = None
+    while tb is not None:
+        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith((_HELPERS, *_LIBRARY)):
+            mine = tb
+        tb = tb.tb_next
+    ran = [] if mine is None else [i for i in dis.get_instructions(mine.tb_frame.f_code)
+                                   if i.offset <= mine.tb_lasti]
+    return ran[-1].opname if ran else ""
+
+
 def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
               answer: Any, line: str) -> tuple[str, str] | None:
     """(key, sentence) for a learner's error that the course has taught, else None."""
@@ -178,7 +193,8 @@ def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
     text = str(error)
     for m in table.values():
         if m.raises and isinstance(error, m.raises[0]) and re.search(m.raises[1], text) and (
-                m.seen is None or m.seen(answer)) and (m.line is None or re.search(m.line, line)):
+                m.seen is None or m.seen(answer)) and (m.line is None or re.search(m.line, line)) \
+                and (m.op is None or _raising_op(error.__traceback__) == m.op):
             return m.key, m.says
     return None
 
@@ -324,9 +340,15 @@ def _with_warning(message: str, seen: list) -> str:
     return message
 
 
+class Either(list):
+    """A mistake's result on a case when it comes in several forms: any of them matches."""
+
+
 def _agree(got: Any, want: Any, ref: Any = None) -> bool:
     """`got` matches `want`: tensors within the mistake tolerance (scaled by `ref`), numbers
     equal up to rounding, dicts and sequences item by item, errors with errors."""
+    if isinstance(want, Either):
+        return any(_agree(got, w, ref) for w in want)
     if isinstance(got, BaseException) or isinstance(want, BaseException):
         return isinstance(got, BaseException) and isinstance(want, BaseException)
     if isinstance(want, Mapping):
