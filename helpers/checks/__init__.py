@@ -1,31 +1,12 @@
 """Checks for the notebooks' exercises: one module a notebook (`nb01` ... `nb07`).
 
-A check takes the learner's answer (a value, a function or a class), builds
-everything else it needs itself, and either prints one line starting with "✓"
-(`passed`) or raises `CheckFailed`, an `AssertionError` whose message says what
-is wrong in at most three lines. Checks never rely on a notebook's globals. How
-to write one:
-
-- decorate it with `@exercise_check`: whatever goes wrong inside becomes a
-  sentence; warnings are caught; `details=True` in the learner's call adds the
-  whole comparison table to a failure;
-- check the answer's type first (`expect_callable`, `expect_tensor`, ...);
-- declare the exercise's diagnoses as data, in one list of `Mistake`s: a key,
-  the sentence, and what shows the mistake (`gives`: the result it gives on a
-  case; `raises`: an error it raises; `seen`: a test of the answer's code);
-- run the answer with `call_answer` (its errors become sentences: a name this
-  kernel does not know, a variable of the answer's own read before it was
-  assigned, autograd's refusals, the check's `raises` mistakes; the "it is
-  called as ..." hint only when calling the answer itself failed) on several
-  cases, with `judge`: a result that differs from the reference names a
-  mistake only when that mistake gives the answer's results on every case;
-- `snapshot` what the answer is given, and `expect_unchanged` after it ran:
-  tensors (values, `requires_grad`, `.grad`, `.g`, hooks), the containers that
-  hold them (lists, tuples, dicts, a module's layers) and which object is where.
-
-A `CheckFailed` carries the keys of the diagnoses it gives (`diagnoses`), for
-the tests. In IPython it shows as its message alone, marked "✗ Check failed:",
-plus the learner's own line when the learner's code raised.
+A check (`@exercise_check`) takes the learner's answer, builds all else itself, and prints
+"✓ ..." (`passed`) or raises `CheckFailed`: at most three lines, the keys of the mistakes it
+names in `diagnoses`. Each exercise declares its diagnoses as data, one list of `Mistake`s;
+`call_answer` runs the answer and says its errors in words; `judge` runs it on every case
+and names a mistake only when it gives the answer's results on all of them; `snapshot` and
+`expect_unchanged` tell what the answer changed of what it was given. In IPython a
+`CheckFailed` shows as its message, marked "✗ Check failed:", and the learner's line.
 """
 
 from __future__ import annotations
@@ -56,14 +37,13 @@ from helpers.compare import compare
 __all__ = [
     "CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
     "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_int",
-    "expect_number", "expect_tensor", "expect_unchanged", "fail", "judge", "matching", "passed",
+    "expect_tensor", "expect_unchanged", "fail", "judge", "matching", "passed",
     "read_g", "snapshot",
 ]
 
 
 def _short_tracebacks() -> None:
-    """In IPython, load `helpers.errors` (short tracebacks) if the set-up has not: an
-    Exercises section run after a kernel restart shows errors as the lesson did."""
+    """In IPython, load `helpers.errors` (short tracebacks) if the set-up has not."""
     ip = sys.modules.get("IPython")
     shell = ip.get_ipython() if ip is not None else None
     manager = getattr(shell, "extension_manager", None)
@@ -96,27 +76,20 @@ class CheckFailed(AssertionError):
 
 
 def fail(message: str, *keys: str, frames: list[str] | None = None) -> CheckFailed:
-    """A `CheckFailed` with `message`, naming the diagnoses `keys`."""
     return CheckFailed(message, frames, keys)
 
 
 def passed(message: str) -> None:
-    """Print the check's verdict on a right answer: one line, "✓ ..."."""
     print(f"✓ {message}")
 
 
 @dataclass(frozen=True)
 class Mistake:
-    """A mistake a check names when, and only when, the answer shows it.
-
-    `key` names it for the tests; `says` is the sentence ("you ..."). What shows it:
-    `gives(case)`, the result the mistake gives on a case (a dict like the answer's;
-    raising means the mistake raises there too), matched on every case `judge` ran;
-    or `raises=(ExceptionType, "regex found in its message")`, an error the answer raised, and
-    `line`, a regex the learner's line that raised it must match, or `op`, the instruction
-    that line was running ("CONTAINS_OP": an `in` test); `seen(answer)`, if given, must
-    also hold (a test of the answer's code).
-    """
+    """A mistake a check names when, and only when, the answer shows it: `key` (for the
+    tests), `says` (the sentence), and what shows it. `gives(case)`: the result it gives on
+    a case (raising: it raises there too), matched on every case `judge` ran; or `raises`
+    (an exception type, a regex of its message), with `line` (a regex of the learner's line
+    that raised) or `op` (the instruction it ran); `seen(answer)`: a test of the code."""
 
     key: str
     says: str
@@ -128,9 +101,8 @@ class Mistake:
 
 
 # -- the learner's errors, in words --------------------------------------------------------
-
-# Autograd's common refusals and Python's name errors, one sentence each. A check replaces
-# one by giving a `Mistake` with the same key.
+# Autograd's common refusals and Python's name errors; a check's Mistake of the same key
+# replaces one's sentence.
 SHARED = [
     Mistake("backward_twice", "backward ran a second time through a graph whose saved "
             "tensors the first backward had freed (notebook 06 explains why): build a new "
@@ -160,19 +132,16 @@ _ARGUMENTS = re.compile(r"positional argument|keyword argument|required argument
                         r"takes no arguments|arguments? but \d+ (was|were) given")
 
 
-def _learner_tb(tb) -> list:
-    """The frames of `tb` that are the learner's code (not the checks', not a library's)."""
-    return [f for f in traceback.extract_tb(tb)
-            if not os.path.abspath(f.filename).startswith((_HELPERS, *_LIBRARY))]
+def _mine(filename: str) -> bool:
+    """Whether `filename` is the learner's code: not the checks', not a library's."""
+    return not os.path.abspath(filename).startswith((_HELPERS, *_LIBRARY))
 
 
 def _raising_op(tb) -> str:
     """The instruction the learner's deepest frame of `tb` was running when it raised."""
     mine = None
     while tb is not None:
-        if not os.path.abspath(tb.tb_frame.f_code.co_filename).startswith((_HELPERS, *_LIBRARY)):
-            mine = tb
-        tb = tb.tb_next
+        mine, tb = (tb if _mine(tb.tb_frame.f_code.co_filename) else mine), tb.tb_next
     ran = [] if mine is None else [i for i in dis.get_instructions(mine.tb_frame.f_code)
                                    if i.offset <= mine.tb_lasti]
     return ran[-1].opname if ran else ""
@@ -201,16 +170,11 @@ def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
 
 def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
                 mistakes: Sequence[Mistake] = (), code: Any = None) -> Any:
-    """`answer(*args)`, or a `CheckFailed` saying what went wrong.
-
-    `what` names the answer ("your sigmoid_grad"). `hint` says how the answer is
-    called: it is shown only when calling the answer itself failed, not when the
-    answer's own code called something wrongly. An error raised inside the answer is
-    shown as its type and first sentence, with the learner's line, and a diagnosis
-    when one fits (`SHARED`, then the `raises` mistakes of `mistakes`, which may also
-    replace a shared sentence by its key, or a NameError's by ``"name:<name>"``); their
-    `seen` tests `code`, the learner's answer, when `answer` is the check's own wrapper.
-    """
+    """`answer(*args)`, or a `CheckFailed`: `what` (the answer's name) raised its error's
+    first sentence, the learner's line, and the diagnosis that fits (the check's `mistakes`,
+    a ``"name:<name>"`` one for a NameError, then `SHARED`; `seen` tests `code`, the answer,
+    when `answer` is the check's wrapper). `hint`, how the answer is called, is given only
+    when calling the answer itself failed."""
     expect_callable(answer, what)
     try:
         inspect.signature(answer).bind(*args)
@@ -234,7 +198,7 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
     table = {m.key: m if m.raises or m.key not in shared else
              dataclasses.replace(m, raises=shared[m.key].raises) for m in mistakes}
     table |= {k: m for k, m in shared.items() if k not in table}
-    own = _learner_tb(error.__traceback__)
+    own = [f for f in traceback.extract_tb(error.__traceback__) if _mine(f.filename)]
     found = _diagnose(error, seen, table, answer if code is None else code,
                       own[-1].line or "" if own else "")
     if found is None and hint and isinstance(error, TypeError) and not own and \
@@ -246,8 +210,7 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
 
 
 def _first_sentence(text: str, limit: int = 200) -> str:
-    """The message up to its first full sentence: a first line ending in ':' runs on into
-    the next; cut at the first '. ', at most `limit` characters."""
+    """The message to its first full sentence (a first line ending in ':' runs on)."""
     lines = [line.strip() for line in text.strip().split("\n")]
     line = lines[0] if lines else ""
     for more in lines[1:]:
@@ -278,8 +241,7 @@ def _code_only(line: str) -> str:
 
 
 def _learner_line(frames: list) -> list[str]:
-    """The learner's deepest frame as one path-free line of at most 79 characters:
-    ``Raised at Cell In[12], line 3, in f: code`` (without its comment)."""
+    """``Raised at Cell In[12], line 3, in f: code``, path-free, 79 columns at most."""
     if not frames:
         return []
     f = frames[-1]
@@ -290,18 +252,13 @@ def _learner_line(frames: list) -> list[str]:
 
 
 # -- the verdict ---------------------------------------------------------------------------
-
 _HARMLESS = ("Converting a tensor with requires_grad=True to a scalar",)
 
 
 def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Make `func` a check that never crashes: every error becomes a `CheckFailed`.
-
-    An `AssertionError` keeps its message; any other exception raised while the check
-    works on the learner's result becomes a sentence naming it. Warnings are caught:
-    on a failure without a diagnosis, the first one that matters becomes the second
-    line. `details=True` in the learner's call shows a failed comparison's table.
-    """
+    """Make `func` a check that never crashes: every error becomes a `CheckFailed`, warnings
+    are caught (the first that matters is a one-line failure's second line), and
+    `details=True` in the learner's call shows a failed comparison's whole table."""
 
     @functools.wraps(func)
     def check(*answers: Any, details: bool = False) -> None:
@@ -328,7 +285,6 @@ def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _with_warning(message: str, seen: list) -> str:
-    """`message`, plus the first warning that matters as its second line, if it has one."""
     if "\n" in message:
         return message
     for w in seen:
@@ -345,8 +301,7 @@ class Either(list):
 
 
 def _agree(got: Any, want: Any, ref: Any = None) -> bool:
-    """`got` matches `want`: tensors within the mistake tolerance (scaled by `ref`), numbers
-    equal up to rounding, dicts and sequences item by item, errors with errors."""
+    """`got` is `want`: tensors up to rounding, items one by one, an error for an error."""
     if isinstance(want, Either):
         return any(_agree(got, w, ref) for w in want)
     if isinstance(got, BaseException) or isinstance(want, BaseException):
@@ -397,14 +352,10 @@ def _tensors(result: Any) -> bool:
 def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[Any], Any],
           what: Callable[[Any, Any], str], mistakes: Sequence[Mistake] = (),
           answer: Any = None) -> None:
-    """Run `trial(case)` (the answer on one case: its result, a dict of tensors or any value)
-    on every case and compare each result with `right(case)`. At the first case that
-    differs, raise a verdict headed `what(case, result)`, naming each mistake whose `gives`
-    matches the answer's result on every case: the cases after it are run while a mistake
-    still fits, and one that raised counts as a result that only a mistake raising there
-    too matches. A `CheckFailed` on a case before any differs is raised as it is. Tensors:
-    `expect_close`'s three lines.
-    """
+    """`trial(case)`, the answer's result on a case, against `right(case)` on every case. At
+    the first that differs: a verdict headed `what(case, result)`, naming each mistake that
+    gives the answer's results on every case (run on while one fits; a case that raised
+    matches a mistake raising there). A `CheckFailed` before any differs is raised."""
     results, first, named = [], None, []
     for case in cases:
         try:
@@ -434,10 +385,9 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
 
 def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor], what: str,
                  named: Sequence[Mistake] = ()) -> None:
-    """`compare(ours, ref)`, raising a `CheckFailed` of at most three lines: `what` and the
-    tensors that differ; "Your result is what you get if ..." for the mistakes `named`, or
-    where a nan or an inf was first seen; the largest difference and its tolerance.
-    `details=True` in the learner's call appends the whole table."""
+    """`compare(ours, ref)`, else three lines: `what` and the tensors that differ; the mistakes
+    `named` ("Your result is what you get if ..."), or where a nan or inf was first seen;
+    the largest difference."""
     cmp = compare(ours, ref)
     if cmp.ok:
         return
@@ -469,7 +419,6 @@ def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tenso
 
 
 # -- the answer's code ---------------------------------------------------------------------
-
 def _codes(answer: Any) -> list[types.CodeType]:
     """The code objects of `answer` (a function, or a class's methods) and all they nest."""
     todo, found = [], []
@@ -490,9 +439,8 @@ def _codes(answer: Any) -> list[types.CodeType]:
 
 
 def code_uses(answer: Any, *, attr: str | None = None, op: str | None = None) -> bool:
-    """Whether the answer's code (a function, a class's methods, a code object, and all they
-    nest) uses attribute `attr` and/or has instruction `op` ("IS_OP"; "BINARY_OP:+=" also
-    asks for the instruction's argument)."""
+    """Whether the answer's code (all it nests) uses attribute `attr` and/or instruction `op`
+    ("IS_OP"; "BINARY_OP:+=" with its argument)."""
     ins = [i for c in _codes(answer) for i in dis.get_instructions(c)]
     name, _, arg = (op or "").partition(":")
     return (attr is None or any(i.argval == attr and "ATTR" in i.opname or i.opname ==
@@ -501,7 +449,6 @@ def code_uses(answer: Any, *, attr: str | None = None, op: str | None = None) ->
 
 
 # -- "left as it was" ----------------------------------------------------------------------
-
 _HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
 _TENSOR_HOOKS = ("_backward_hooks", "_post_accumulate_grad_hooks")
 _OPAQUE = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.ModuleType,
@@ -513,8 +460,8 @@ def _hooks(obj: Any, names: tuple[str, ...]) -> int:
 
 
 def _walk(found: dict, path: str, obj: Any, seen: set) -> None:
-    """Record what is at `path`: the object, and for a tensor its values, flags, `.grad`,
-    attributes and hooks; then walk on into what it holds."""
+    """Record what is at `path` (a tensor's values, flags, `.grad`, attributes, hooks), and
+    walk on into what it holds."""
     if isinstance(obj, (bool, int, float, str, bytes, type(None), torch.dtype)):
         found[path] = ("value", obj)
         return
@@ -572,10 +519,9 @@ def _allowed(path: str, allow: Sequence[str]) -> bool:
 
 def expect_unchanged(before: _Snapshot, who: str, allow: Sequence[str] = (),
                      grad: str = "", g: str = "") -> None:
-    """Everything `snapshot` saw is as it was: the same objects in the same places, the
-    same containers, tensor values, `requires_grad`, `.grad`, attributes and hooks.
-    `allow` lists paths the answer may change ("inp.g"; "*.grad" for every `.grad`);
-    `grad` and `g` are said after a changed `.grad` or `.g` (why the answer should not)."""
+    """All `snapshot` saw is as it was: the objects in their places, containers, values,
+    `requires_grad`, `.grad`, attributes, hooks; but the paths `allow`ed ("inp.g", "*.grad").
+    `grad` and `g` are said after a changed `.grad` or `.g`."""
     now = snapshot(**before.roots)
     for path, was in before.items():
         if _allowed(path, allow):
@@ -637,7 +583,6 @@ def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) ->
 
 
 # -- types ---------------------------------------------------------------------------------
-
 def expect_callable(answer: Any, what: str) -> None:
     """`answer` is a function or a class, or a `CheckFailed` saying what it is instead."""
     if not callable(answer):
@@ -667,15 +612,6 @@ def expect_int(value: Any, what: str) -> int:
     raise CheckFailed(f"{what} should be an int, but it is {describe(value)}")
 
 
-def expect_number(value: Any, what: str) -> float:
-    """`value` as a float: any real Python or NumPy number, or a 0-d tensor; not a bool."""
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype != torch.bool:
-        return float(value.item())
-    if isinstance(value, numbers.Real) and not _is_bool(value):
-        return float(value)
-    raise CheckFailed(f"{what} should be a number, but it is {describe(value)}")
-
-
 def _is_bool(value: Any) -> bool:
     return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")
 
@@ -703,8 +639,7 @@ def dtype_name(t: torch.Tensor | torch.dtype) -> str:
 
 
 def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
-    """`t.g`, or a `CheckFailed` saying that `who` did not set `name.g` as a float tensor
-    of `t`'s shape."""
+    """`t.g` if it is a float tensor of `t`'s shape; else a `CheckFailed` saying what it is."""
     g = getattr(t, "g", None)
     if not isinstance(g, torch.Tensor):
         raise CheckFailed(f"{who} did not set {name}.g to a tensor"

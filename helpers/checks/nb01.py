@@ -1,11 +1,5 @@
-"""Checks for the exercises of notebook 01, forward and backward by hand.
-
-Exercise 1's check judges predictions by `is` on tensors of its own. The others
-build their own data, run the learner's function on several cases, and compare
-with a reference they compute themselves (autograd, finite differences); each
-exercise's diagnoses are one list of `Mistake`s, named only when they give the
-answer's results on every case.
-"""
+"""Checks for the exercises of notebook 01, forward and backward by hand: predictions judged
+by `is` on tensors of the check's own; gradients against autograd or finite differences."""
 
 from __future__ import annotations
 
@@ -40,8 +34,7 @@ __all__ = ["check_linear_grad", "check_mae_grad", "check_same_object"]
 
 
 def _grad_of(t: torch.Tensor, who: str, returned: Any, name: str, all_g: str) -> torch.Tensor:
-    """`t.g` as a float tensor of `t`'s shape, or a sentence saying what it is instead
-    (`all_g` names every `.g` the answer should set)."""
+    """`t.g` as a float tensor of `t`'s shape, or what it is instead (`all_g`: every `.g`)."""
     gave = isinstance(returned, torch.Tensor) or (
         isinstance(returned, (tuple, list)) and returned
         and all(isinstance(r, torch.Tensor) for r in returned))
@@ -77,49 +70,38 @@ def _g_mistakes(no_g: str, adds: str) -> list[Mistake]:
 
 
 def _numbers(answer: Any) -> set[float]:
-    """The numbers written in the answer's code, but 0 and 1 (candidates for a size typed in)."""
-    code = getattr(answer, "__code__", None)
-    found = {c for c in getattr(code, "co_consts", ()) if isinstance(c, (int, float))
-             and not isinstance(c, bool)}
-    return {float(c) for c in found if c not in (0, 1, -1)}
+    """The numbers written in the answer's code, but 0 and +-1 (a size typed in, a factor)."""
+    return {float(c) for c in getattr(getattr(answer, "__code__", None), "co_consts", ())
+            if isinstance(c, (int, float)) and not isinstance(c, bool) and c not in (0, 1, -1)}
 
 
 # -- Exercise 1 -------------------------------------------------------------------------------
-
 def _sources(g: torch.Generator) -> dict[str, torch.Tensor]:
-    """Fresh tensors like the exercise's, each with a `.g` of its own."""
-    tensors = {"w": torch.randn(8, 16, generator=g),                    # float32, contiguous
-               "w64": torch.randn(8, 16, generator=g, dtype=torch.float64),
-               "wT": torch.randn(16, 8, generator=g).t()}              # a transposed view
-    for t in tensors.values():
+    """Fresh tensors like the exercise's (float32, float64, a transposed view), each with a .g."""
+    tensors = {"w": torch.randn(8, 16, generator=g), "wT": torch.randn(16, 8, generator=g).t(),
+               "w64": torch.randn(8, 16, generator=g, dtype=torch.float64), "torch": torch}
+    for t in list(tensors.values())[:3]:
         t.g = torch.zeros_like(t)
     return tensors
 
 
-# (expression as the exercise writes it, the tensor it starts from, the expression itself,
-# why its result is or is not that tensor). Only operations whose identity behaves the same
-# on torch 2.9.1, 2.13 and 2.15; the check still judges by `is`, on its own tensors.
+# (expression, as the exercise writes it, why its result is or is not the tensor it starts
+# from). Only operations whose identity behaves the same on torch 2.9.1 to 2.15; the check
+# judges by `is`, on tensors of its own.
 EXPRESSIONS = [
-    ("w.t()", "w", lambda t: t["w"].t(),
-     "a new tensor object, a view of w's numbers with the axes swapped"),
-    ("w.view(8, 16)", "w", lambda t: t["w"].view(8, 16),
-     "a view is a new tensor object sharing w's numbers, even with w's own shape"),
-    ("w.to(torch.float32)", "w", lambda t: t["w"].to(torch.float32),
-     "w is already float32, so there is nothing to do: it returns w itself"),
-    ("w.requires_grad_()", "w", lambda t: t["w"].requires_grad_(),
-     "a method ending in _ works in place and returns its tensor itself"),
-    ("w + 0", "w", lambda t: t["w"] + 0,
-     "arithmetic makes a new tensor, even when the numbers come out the same"),
-    ("w64.float()", "w64", lambda t: t["w64"].float(),
-     "w64 is float64, so it converts: a new float32 tensor"),
-    ("w64.double()", "w64", lambda t: t["w64"].double(),
-     "w64 is already float64, so there is nothing to do: it returns w64 itself"),
-    ("wT.contiguous()", "wT", lambda t: t["wT"].contiguous(),
-     "wT, a transposed view, is not contiguous, so this copies it into a new tensor"),
-    ("wT.float()", "wT", lambda t: t["wT"].float(),
-     "wT is already float32 (transposed or not), so it returns wT itself"),
-    ("wT.t()", "wT", lambda t: t["wT"].t(),
-     "a new view object, though its layout is that of the tensor wT was made from"),
+    ("w.t()", "a new tensor object, a view of w's numbers with the axes swapped"),
+    ("w.view(8, 16)", "a view is a new tensor object sharing w's numbers, even with w's own "
+                      "shape"),
+    ("w.to(torch.float32)", "w is already float32, so there is nothing to do: it returns w "
+                            "itself"),
+    ("w.requires_grad_()", "a method ending in _ works in place and returns its tensor itself"),
+    ("w + 0", "arithmetic makes a new tensor, even when the numbers come out the same"),
+    ("w64.float()", "w64 is float64, so it converts: a new float32 tensor"),
+    ("w64.double()", "w64 is already float64, so there is nothing to do: it returns w64 itself"),
+    ("wT.contiguous()", "wT, a transposed view, is not contiguous, so this copies it into a "
+                        "new tensor"),
+    ("wT.float()", "wT is already float32 (transposed or not), so it returns wT itself"),
+    ("wT.t()", "a new view object, though its layout is that of the tensor wT was made from"),
 ]
 SAME_OBJECT = [
     Mistake("data_is", "you tested with `is` between .data accesses: .data makes a new "
@@ -154,22 +136,14 @@ def _prediction(value: Any, expr: str) -> bool:
 
 @exercise_check
 def check_same_object(answer: Mapping) -> None:
-    """Exercise 1: for each expression, is its result the tensor it starts from (and so does
-    it carry that tensor's `.g`)?
-
-    Requires a dict (any mapping) with an entry for each expression of `EXPRESSIONS`, each
-    True or False (a NumPy bool or a one-entry bool tensor too); keys may be spaced
-    differently; extra entries are ignored. The truth is found by `is` on fresh tensors of
-    the check's own, anew on every call. Every wrong prediction is named, the first ones
-    explained; predictions tested with `is` between `.data` accesses (in the calling cell)
-    are diagnosed.
-    """
+    """Exercise 1: is each expression's result the tensor it starts from (with its `.g`)? A
+    mapping from each of `EXPRESSIONS` (spaced as you like) to a bool; judged by `is`."""
     g = torch.Generator().manual_seed(7)
     truth = {}
-    for expr, name, f, _ in EXPRESSIONS:
+    for expr, _ in EXPRESSIONS:
         tensors = _sources(g)
-        result = f(tensors)
-        truth[expr] = result is tensors[name]
+        result = eval(expr, {}, tensors)   # noqa: S307 -- the check's own expressions
+        truth[expr] = result is tensors[expr.split(".")[0].split(" ")[0]]
         if hasattr(result, "g") != truth[expr]:   # .g belongs to the object: never otherwise
             raise CheckFailed(f"{expr}: the check's own tensors behave unexpectedly on this "
                               f"torch release; please report it")
@@ -177,7 +151,7 @@ def check_same_object(answer: Mapping) -> None:
         raise CheckFailed(f"answer with a dict mapping each expression to True or False, "
                           f"such as {{'w.t()': ..., ...}}, not {a_type(answer)}")
     given = {_key(k): v for k, v in answer.items()}
-    missing = [expr for expr, *_ in EXPRESSIONS if _key(expr) not in given]
+    missing = [expr for expr, _ in EXPRESSIONS if _key(expr) not in given]
     if missing:
         as_w1 = any(_key(k).startswith("w1") for k in answer if isinstance(k, str))
         raise CheckFailed(f"your dict has no entry for {', '.join(missing)}\n"
@@ -185,8 +159,8 @@ def check_same_object(answer: Mapping) -> None:
                              "the keys from the template" if as_w1 else
                              "Copy the keys from the template: each expression as written "
                              "there"))
-    said = {expr: _prediction(given[_key(expr)], expr) for expr, *_ in EXPRESSIONS}
-    wrong = [(expr, why) for expr, *_, why in EXPRESSIONS if said[expr] != truth[expr]]
+    said = {expr: _prediction(given[_key(expr)], expr) for expr, _ in EXPRESSIONS}
+    wrong = [(expr, why) for expr, why in EXPRESSIONS if said[expr] != truth[expr]]
     if not wrong:
         passed(f"all {len(EXPRESSIONS)} predictions are right: only the tensor itself "
                f"carries its .g")
@@ -203,7 +177,6 @@ def check_same_object(answer: Mapping) -> None:
 
 
 # -- Exercise 2 -------------------------------------------------------------------------------
-
 # (rows, in_features, out_features, dtype): a square w first, where a wrong transpose keeps
 # every shape right and only the values show it; then a layer 3 -> 5 in float32 and a single
 # row. The row counts differ from both sizes, so a sum over the wrong axis has a wrong shape.
@@ -250,8 +223,7 @@ LINEAR = [
 
 
 def _linear_case(i: int, n: int, n_in: int, n_out: int, dtype: torch.dtype, g):
-    """inp (n, n_in), w (n_out, n_in), b (n_out,), out = inp @ w.t() + b with a random out.g,
-    and autograd's gradients in float64 (`ref`)."""
+    """inp, w (out, in), b, out = inp @ w.t() + b with a random out.g; autograd's gradients."""
     inp, w, b, up = (torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
                      for shape in ((n, n_in), (n_out, n_in), (n_out,), (n, n_out)))
     out = inp @ w.t() + b
@@ -284,16 +256,8 @@ def _linear_trial(linear_grad, c) -> dict[str, torch.Tensor]:
 
 @exercise_check
 def check_linear_grad(linear_grad) -> None:
-    """Exercise 2: `linear_grad(inp, out, w, b)` sets `inp.g`, `w.g` and `b.g` from `out.g`
-    for nn.Linear's layer, `out = inp @ w.t() + b`, with `w` of shape (out, in).
-
-    Cases: a square w (4 x 4, 5 rows, float64), 3 -> 5 (6 rows, float32), 4 -> 2 on one row
-    (float64); random inputs, weights, biases and upstream gradients. Requires the three
-    gradients equal to autograd's within the rounding of the less precise dtype, and the
-    tensors given (values, `requires_grad`, `out.g`) left as they were. Leaves free how they
-    are computed (either transpose, einsum, a loop, autograd on detached copies, float64)
-    and what the function returns or prints.
-    """
+    """Exercise 2: `linear_grad(inp, out, w, b)` sets `inp.g`, `w.g` and `b.g` for nn.Linear's
+    layer, `out = inp @ w.t() + b`: on a square w, 3 -> 5 in float32, one row."""
     g = torch.Generator().manual_seed(4)
     cases = [_linear_case(i, *case, g) for i, case in enumerate(LINEAR_CASES, 1)]
     judge(cases, lambda c: _linear_trial(linear_grad, c),
@@ -308,13 +272,13 @@ def check_linear_grad(linear_grad) -> None:
 
 
 # -- Exercise 3 -------------------------------------------------------------------------------
-
 # (rows, dtype): each target 0.2–1.0 away from its prediction, on a random side, so the
 # finite-difference nudges never cross the kink of |u|
 MAE_CASES = [(10, torch.float64), (6, torch.float32), (1, torch.float64)]
 
 
 def _mae_case(i: int, n: int, dtype: torch.dtype, g: torch.Generator):
+    """Predictions and targets 0.2-1.0 apart on a random side; finite differences."""
     pred = torch.randn(n, 1, generator=g, dtype=torch.float64)
     gap = 0.2 + 0.8 * torch.rand(n, generator=g, dtype=torch.float64)
     side = torch.randint(0, 2, (n,), generator=g).double() * 2 - 1
@@ -383,15 +347,8 @@ def _entries(c, got) -> str:
 
 @exercise_check
 def check_mae_grad(mae_grad) -> None:
-    """Exercise 3: `mae_grad(inp, targ)` sets `inp.g` for the loss mean(|inp - targ|).
-
-    Cases: 10, 6 and 1 rows, float64 and float32, `inp` (N, 1) and `targ` (N,), each target
-    0.2–1.0 from its prediction, on a random side, so no finite-difference nudge crosses the
-    kink of |u|. Requires `inp.g` of shape (N, 1) equal to the finite-difference gradient
-    (within the rounding of the less precise dtype), `inp` and `targ` left as they were.
-    Leaves free how it is computed (sign, a comparison, a division by |u|, autograd on a
-    detached copy), the dtype of `inp.g`, what the function returns or prints.
-    """
+    """Exercise 3: `mae_grad(inp, targ)` sets `inp.g` for mean(|inp - targ|): against finite
+    differences on 10, 6 and 1 rows, no target within a nudge of its prediction."""
     g = torch.Generator().manual_seed(5)
     cases = [_mae_case(i, n, dtype, g) for i, (n, dtype) in enumerate(MAE_CASES, 1)]
     judge(cases, lambda c: _mae_trial(mae_grad, c), lambda c: {"inp": c.ref},

@@ -1,16 +1,7 @@
-"""Checks for the exercises of notebook 02, layers as objects.
-
-The module holds its own copies of the notebook's `Module` layers (`Module`,
-`Lin`, `Relu`, `Mse`, section 4) and a `Chain` (the question's `Model`, given
-its layers), so that no check depends on a class or tensor the notebook
-defines or later changes. A learner's `Mul` may subclass either the
-notebook's `Module` or this one, or none: the checks only call a layer and its
-`backward`, exactly as `Model` does.
-
-The check cells import what the answers use (`torch`, `Module`), so that each
-runs after a kernel restart, and `small_chain()`, a model to try Exercise 1's
-`chain_ok` on by hand.
-"""
+"""Checks for the exercises of notebook 02, layers as objects. The module holds its own copy
+of the notebook's `Module` layers (section 4) and a `Chain` (the question's `Model`); a
+learner's `Mul` may subclass either `Module`, or none. `small_chain()` is a model to try
+Exercise 1's `chain_ok` on by hand."""
 
 from __future__ import annotations
 
@@ -43,7 +34,6 @@ __all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes", "small_
 
 
 # -- the notebook's layers, copied (section 4) ----------------------------------------------
-
 # recap of 02 §4
 class Module:
     """Stores the inputs in `self.args` and the output in `self.out`, and returns that output."""
@@ -109,7 +99,6 @@ class Chain:
 
 
 # -- Exercise 1 -----------------------------------------------------------------------------
-
 def _handing_on(cls, kind):
     """A subclass of layer `cls` that stores its output but hands the next layer `kind` of it:
     "copy", `out.clone()` (equal values, another object); "view", `out.view(out.shape)`."""
@@ -182,11 +171,8 @@ def _chain(widths, broken, kind, seed):
 
 
 def small_chain(broken=False):
-    """A `Lin -> Relu -> Lin -> Mse` chain that has run forward, to try `chain_ok` on by hand.
-
-    broken=True: the `Relu` hands the second `Lin` a copy of its output (equal values,
-    another object), so the chain is not whole.
-    """
+    """A `Lin -> Relu -> Lin -> Mse` chain that has run forward, to try `chain_ok` on; with
+    broken=True the `Relu` hands the second `Lin` a copy of its output: not whole."""
     return _chain((6,), 1 if broken else None, "copy", seed=0)
 
 
@@ -224,17 +210,8 @@ def _chain_trial(chain_ok, seed, case):
 
 @exercise_check
 def check_chain_ok(chain_ok) -> None:
-    """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones.
-
-    Runs `chain_ok` on nine models of `Module` layers (one, three or five layers, each with
-    `.layers` and `.loss`, like `Model`) that have run forward: three whole, six with one
-    link (first, middle or last) broken by a copy or a view. Requires True exactly when every
-    layer's `.out` *is* the next layer's `.args[0]` (the last one's, `model.loss.args[0]`),
-    as a Python or NumPy bool or a 0-d bool tensor, and the model left as it was (its list of
-    layers, their tensors and attributes: no `.g` written). A wrong verdict names the first
-    chain judged wrong and a mistake that gives all nine verdicts. Leaves free how the links
-    are walked and how identity is tested (`is`, `id(a) == id(b)`).
-    """
+    """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones: nine
+    models run forward, three whole, six with a link broken by a copy or a view."""
     expect_callable(chain_ok, "chain_ok")
     got = [_chain_trial(chain_ok, seed, case) for seed, case in enumerate(_CHAINS)]
     wrong = [(g, case) for g, case in zip(got, _CHAINS) if g is not (case[1] is None)]
@@ -249,7 +226,6 @@ def check_chain_ok(chain_ok) -> None:
 
 
 # -- Exercise 2 -----------------------------------------------------------------------------
-
 # (seed, shape, dtype, what b is, whether the inputs carry a stale .g from an earlier run);
 # then the network, where h feeds two Muls
 _MUL_CASES = [(3, (5, 3), torch.float32, "other", False), (4, (4, 6), torch.float64, "other", True),
@@ -261,9 +237,8 @@ _PAIRS = {"other": "two tensors", "view": "a tensor and its view",
 
 
 class _Mul(Module):
-    """The right Mul, or (with its flags) a mistaken one: where each .g starts at zero
-    (`zero`: "call", "bwd", "missing", "none"), `add` (+=, or =), the `shares`, one zero
-    tensor for both (`one`), and a and b taken for one tensor `by` equal values or memory."""
+    """The right Mul, or a mistaken one: where .g starts at zero (`zero`), `add` (+= or =),
+    the `shares`, `one` zero tensor for both, a and b taken for one `by` values or memory."""
     zero, add, shares, one, by = "call", True, "right", False, None
 
     def __call__(self, a, b):
@@ -291,42 +266,31 @@ class _Mul(Module):
                 t.g = share
 
 
-def _variant(**flags):
-    return type("Mul", (_Mul,), flags)
-
-
-_STALE = ("you added the shares to the .g left from an earlier run: give each .g a zero "
-          "start before the backward pass")
-MUL = [
-    Mistake("replaced", "a share replaced what was in .g (= instead of +=): where a and b are "
-            "one tensor, or h feeds two Muls, one .g takes two shares",
-            gives=lambda c: _mul_trial(_variant(add=False), c)),
-    Mistake("zero_bwd", "your backward replaced h.g (zeroed it, or used = for a share) after "
-            "the other Mul had added its share: zero each .g before the backward pass, then add",
-            gives=lambda c: _mul_trial(_variant(zero="bwd"), c)),
-    Mistake("stale", _STALE, gives=lambda c: _mul_trial(_variant(zero="missing"), c)),
-    Mistake("one_zeros", "a.g and b.g are one object (a.g = b.g = torch.zeros_like(a) does "
-            "that), so each share lands in both: give each its own zeros",
-            gives=lambda c: _mul_trial(_variant(one=True), c)),
-    Mistake("swapped", "you swapped the shares: a.g is out.g * b, b.g is out.g * a",
-            gives=lambda c: _mul_trial(_variant(shares="swapped"), c)),
-    Mistake("swapped=", "you swapped the shares (a.g is out.g * b, b.g is out.g * a), and "
-            "assigned them with =, where a .g that takes two shares needs +=",
-            gives=lambda c: _mul_trial(_variant(shares="swapped", add=False), c)),
-    Mistake("no_up", "you left out the upstream gradient out.g",
-            gives=lambda c: _mul_trial(_variant(shares="no_up"), c)),
-    Mistake("no_up=", "you left out the upstream gradient out.g, and assigned the shares "
-            "with =, where a .g that takes two shares needs +=",
-            gives=lambda c: _mul_trial(_variant(shares="no_up", add=False), c)),
-    Mistake("equal", "you took a and b for one tensor when their values are equal: a copy or "
-            "a view is another object, with its own .g; test with `is`",
-            gives=lambda c: _mul_trial(_variant(by="equal", add=False), c)),
-    Mistake("ptr", "you took a and b for one tensor when they share memory: a view is another "
-            "object, with its own .g; test with `is`",
-            gives=lambda c: _mul_trial(_variant(by="ptr", add=False), c)),
+_ASSIGNED = ", and assigned them with =, where a .g that takes two shares needs +="
+MUL = [Mistake(key, says, gives=lambda c, f=flags: _mul_trial(type("Mul", (_Mul,), f), c))
+       for key, says, flags in [
+    ("replaced", "a share replaced what was in .g (= instead of +=): where a and b are one "
+     "tensor, or h feeds two Muls, one .g takes two shares", dict(add=False)),
+    ("zero_bwd", "your backward replaced h.g (zeroed it, or used = for a share) after the "
+     "other Mul had added its share: zero each .g before the backward pass, then add",
+     dict(zero="bwd")),
+    ("stale", "you added the shares to the .g left from an earlier run: give each .g a zero "
+     "start before the backward pass", dict(zero="missing")),
+    ("one_zeros", "a.g and b.g are one object (a.g = b.g = torch.zeros_like(a) does that), so "
+     "each share lands in both: give each its own zeros", dict(one=True)),
+    ("swapped", "you swapped the shares: a.g is out.g * b, b.g is out.g * a",
+     dict(shares="swapped")),
+    ("swapped=", "you swapped the shares (a.g is out.g * b, b.g is out.g * a)" + _ASSIGNED,
+     dict(shares="swapped", add=False)),
+    ("no_up", "you left out the upstream gradient out.g", dict(shares="no_up")),
+    ("no_up=", "you left out the upstream gradient out.g" + _ASSIGNED,
+     dict(shares="no_up", add=False)),
+    ("equal", "you took a and b for one tensor when their values are equal: a copy or a view "
+     "is another object, with its own .g; test with `is`", dict(by="equal", add=False)),
+    ("ptr", "you took a and b for one tensor when they share memory: a view is another "
+     "object, with its own .g; test with `is`", dict(by="ptr", add=False))]] + [
     Mistake("no_g", "+= needs a .g to add to: give each .g a zero start before the backward "
-            "pass", raises=(AttributeError, "attribute 'g'")),
-]
+            "pass", raises=(AttributeError, "attribute 'g'"))]
 MUL_FORWARD = [Mistake("plus", "you added a and b instead of multiplying them",
                        gives=lambda c: _product(c, torch.add))]
 
@@ -347,8 +311,7 @@ def _new_mul(Mul):
 
 
 def _mul_forward(layer, a, b):
-    """Run the layer forward on (a, b): the output, checked to be a tensor of a's shape and
-    dtype, the very object the layer keeps as .out."""
+    """The layer's output on (a, b), a tensor of a's shape and dtype."""
     before = snapshot(a=a, b=b)
     out = call_answer(layer, a, b, what="your Mul's forward pass",
                       hint="a layer with two inputs is called as layer(a, b); Module.__call__ "
@@ -366,8 +329,7 @@ def _mul_forward(layer, a, b):
 
 
 def _pair(seed, shape, dtype, how, stale):
-    """a, b (b: another tensor, a itself, a view or a copy of a), the upstream gradient, and
-    (if `stale`) an earlier run's .g on each."""
+    """a, b (another tensor, a itself, a view or a copy of a), out.g; a stale .g on each."""
     gen = torch.Generator().manual_seed(seed)
 
     def randn():
@@ -382,8 +344,7 @@ def _pair(seed, shape, dtype, how, stale):
 
 
 def _mul_trial(Mul, case) -> dict[str, torch.Tensor]:
-    """The .g that Mul's backward leaves: a.g and b.g (or x.g, for Mul()(x, x)) on a pair,
-    h.g in the network."""
+    """The .g Mul's backward leaves: a.g and b.g (x.g, for Mul()(x, x)), or the network's h.g."""
     if case[3] == "network":
         return _mul_network(Mul, case[0])
     a, b, up = _pair(*case)
@@ -415,8 +376,8 @@ def _net_data(seed):
 
 
 def _mul_network(Mul, seed, full=False):
-    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`: h feeds two Muls, the second one's
-    backward runs first. h.g after both backwards, or (`full`) the input's and weights' .g."""
+    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`, the second Mul's backward first: h.g, or
+    (`full`) the input's and weights' .g."""
     inp, targ, (w1, b1, w2, b2) = _net_data(seed)
     lin1, square, cube, lin2, loss = Lin(w1, b1), _new_mul(Mul), _new_mul(Mul), Lin(w2, b2), Mse()
     h = lin1(inp)
@@ -438,7 +399,6 @@ def _mul_network(Mul, seed, full=False):
 
 
 def _network_grads(seed):
-    """autograd's gradients of the network's loss, for its input and weights."""
     inp, targ, ws = _net_data(seed)
 
     def loss_fn(inp, w1, b1, w2, b2):
@@ -466,19 +426,8 @@ def _mul_forward_trial(Mul, case):
 
 @exercise_check
 def check_mul(Mul) -> None:
-    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, whose shares add up.
-
-    Runs `Mul()(a, b)` forward and backward on six pairs (float32 and float64): two tensors;
-    one tensor twice, `Mul()(x, x)`; a tensor and its view; a tensor and its copy; three with
-    a stale `.g` from an earlier run. Then `Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`,
-    where h feeds two Muls and the second one's backward runs first, against autograd.
-    Requires `Mul()` with no arguments; `layer(a, b)` returns a * b, the object it stores as
-    `self.out`, in a's dtype, leaving a and b as they were; `backward()` leaves `a.g ==
-    out.g * b`, `b.g == out.g * a` for two objects (whatever they held before), `x.g == 2 *
-    out.g * x` for one, adds to a share another layer wrote meanwhile, and leaves `out`
-    and `out.g` alone. Leaves free where and how each .g gets its zero start, `+=` or
-    `a.g = a.g + ...`, a layer without the `Module` base.
-    """
+    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, whose shares add up: six
+    pairs (two tensors; one twice; a view; a copy; stale `.g`s), then h feeding two Muls."""
     if not isinstance(Mul, type):
         raise CheckFailed("pass the class itself, check_mul(Mul), not an instance or a "
                           f"function (got {'None' if Mul is None else 'a ' + type(Mul).__name__})")
@@ -495,14 +444,13 @@ def check_mul(Mul) -> None:
 
 
 # -- Exercise 3 -----------------------------------------------------------------------------
-
 MNIST_LAYER = (784, 50)
 _BYTES_CASES = [(3, 5, 2, torch.float32), (4, 3, 7, torch.float64), (2, 6, 3, torch.float16),
                 (5, 2, 9, torch.bfloat16), (50_000, *MNIST_LAYER, None)]
 
 
 def _bytes(N, n_in, n_out, dtype, per=None):
-    """The temporary's bytes, measured on a real (small) one; `per`: bytes an entry instead."""
+    """The temporary's bytes (`per`: bytes an entry, from a real one's element size)."""
     size = torch.zeros(1, dtype=dtype or torch.float32).element_size()
     return N * n_in * n_out * (size if per is None else per(size))
 
@@ -523,14 +471,8 @@ def _mnist_bytes(n: int) -> int:
 
 @exercise_check
 def check_outer_bytes(outer_bytes, max_rows) -> None:
-    """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` and the largest batch under 1 GB.
-
-    Requires: `outer_bytes` returns the bytes of the (N, n_in, n_out) temporary (as measured
-    on a real one) for float32, float64, float16 and bfloat16, with float32 the default
-    dtype; `max_rows` an int (Python, NumPy or a 0-d integer tensor; a float, even a whole
-    one, is refused with a sentence), the largest N whose 784 -> 50 float32 temporary takes
-    at most 10**9 bytes. Leaves free how the bytes an entry are found and how max_rows is.
-    """
+    """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` in four dtypes, and `max_rows`, an int,
+    the largest N whose 784 -> 50 float32 temporary fits in 10**9 bytes."""
     def trial(c):
         args = c if c[3] else c[:3]
         return call_answer(outer_bytes, *args, what=f"outer_bytes{_args(c)}", hint=(

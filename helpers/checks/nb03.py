@@ -1,12 +1,6 @@
-"""Checks for the exercises of notebook 03, the same network with autograd.
-
-Exercise 1, `check_accumulate_grads`: gradient accumulation over chunks of a batch.
-Exercise 2, `check_sequential`: our weights in an `nn.Sequential`, `(out, in)` layout.
-Exercise 3, `check_tanh_fn`: a `torch.autograd.Function` for tanh.
-
-`small_net()` is exported too: a net and a batch to try an Exercise 1 answer on.
-The check-import cells bring `torch` and `nn` with plain imports.
-"""
+"""Checks for the exercises of notebook 03, the same network with autograd: gradient
+accumulation (`small_net()` is a net to try an answer on), our weights in an
+`nn.Sequential`, a `torch.autograd.Function` for tanh."""
 
 from __future__ import annotations
 
@@ -19,6 +13,7 @@ from torch import nn
 from helpers.checks import (
     CheckFailed,
     Mistake,
+    a_type,
     call_answer,
     code_uses,
     exercise_check,
@@ -37,13 +32,9 @@ __all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "small
 
 
 def _kind(value) -> str:
-    if value is None:
-        return "None"
-    if isinstance(value, type):
-        bases = ", ".join(b.__name__ for b in value.__bases__ if b is not object)
-        return f"the class {value.__name__}" + (f", derived from {bases}" if bases else "")
-    name = type(value).__name__
-    return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
+    bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
+    return a_type(value) if not isinstance(value, type) else f"the class {value.__name__}" + (
+        f", derived from {bases}" if bases else "")
 
 
 def _numbers(answer) -> list[int]:
@@ -53,7 +44,6 @@ def _numbers(answer) -> list[int]:
 
 
 # ---------------------------------------------------------------- exercise 1
-
 class _Model(nn.Module):
     """Notebook 03's section-4 `Model`: lin -> relu -> lin, returning the MSE loss."""
 
@@ -80,25 +70,21 @@ def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
     return net
 
 
-def _grads(net: nn.Module, inp=None, targ=None, scale: float = 1.0) -> dict:
-    """The `.grad` of every parameter of `net`, after a backward of `scale * net(inp, targ)`."""
+def _grads(net: nn.Module, inp=None, targ=None) -> dict:
+    """The `.grad` of every parameter of `net`, after a backward of `net(inp, targ)`."""
     if inp is not None:
-        (scale * net(inp, targ)).backward()
+        net(inp, targ).backward()
     return {name: (torch.zeros_like(p) if p.grad is None else p.grad.detach().clone())
             for name, p in net.named_parameters()}
 
 
-ACCUMULATE_CASES = (  # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows
-    (2, 48, 8, 16, 3),
-    (5, 48, 8, 16, 4),
-    (7, 50, 5, 7, 6),  # chunks of 9, 9, 9, 9, 9 and 5 rows: equal weights are wrong
-)
+# (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows; 50 rows in 6 chunks of 9, ..., 5
+ACCUMULATE_CASES = ((2, 48, 8, 16, 3), (5, 48, 8, 16, 4), (7, 50, 5, 7, 6))
 
 
 def small_net() -> tuple[_Model, torch.Tensor, torch.Tensor]:
-    """(net, inp, targ): the first case's float64 net (8 inputs, 16 hidden units),
-    with a previous step's gradients in its `.grad`s, and its 48 rows, to try an
-    answer on. `net(inp, targ)` returns the mean squared error."""
+    """(net, inp, targ): the first case's float64 net, old gradients in its `.grad`s, and its
+    48 rows; `net(inp, targ)` returns the mean squared error."""
     seed, rows, n_in, nh, _ = ACCUMULATE_CASES[0]
     stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
     inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
@@ -106,8 +92,7 @@ def small_net() -> tuple[_Model, torch.Tensor, torch.Tensor]:
 
 
 def _acc_case(seed, rows, n_in, nh, n_chunks):
-    """What the check knows of a case: the data, the old .grad, the full-batch gradient,
-    each chunk's (unscaled) mean-loss gradient and each chunk's share."""
+    """The data, the old .grad, the full-batch gradient, each chunk's mean-loss gradient."""
     inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
     stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
     chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
@@ -217,14 +202,10 @@ def _acc_grads(accumulate_grads, c):
         raise fail(f"{c.say}, {which} ends as None\nDid you clear the gradients after the "
                    "backward calls, not before them?", "after")
     got = _grads(net)
-    if compare_ok(got, c.full):
+    if compare(got, c.full).ok:
         _one_share_per_backward([filled.get(i, g) for i, g in enumerate(seen)],
                                 [s["lin1.weight"] for s in c.shares], c.full["lin1.weight"], c)
     return got
-
-
-def compare_ok(a, b) -> bool:
-    return compare(a, b).ok
 
 
 def _factor(g: torch.Tensor, share: torch.Tensor) -> float | None:
@@ -263,14 +244,10 @@ def _times(n: int) -> str:
 def check_accumulate_grads(accumulate_grads) -> None:
     """Exercise 1: clear the old gradients, then one `backward` per chunk.
 
-    Cases: 48 rows in 3 and in 4 chunks, 50 rows in 6 chunks of 9 and 5 rows, each net
-    arriving with a previous step's gradients in `.grad`. Requires one `backward` per chunk
-    of `inp.chunk(n_chunks)` (counted by a hook on the first weight), each carrying that
-    chunk's share (its mean loss times `len(x) / len(inp)`, or all scaled alike), every
-    `.grad` the full-batch gradient in the end, and the model (parameters, their values and
-    `requires_grad`, hooks, attributes), `inp` and `targ` as they were. Leaves free how the
-    gradients are cleared, the order of the chunks, how the share is scaled (the loss,
-    `backward`'s `gradient`, a hook removed afterwards, a division at the end), prints.
+    Cases: 48 rows in 3 and 4 chunks, 50 rows in 6 (9, ..., 9, 5 rows), old gradients in
+    `.grad`. Requires one backward per chunk, each carrying its chunk's share, the full-batch
+    gradient in every `.grad`, the model, `inp` and `targ` left as they were. Leaves free how
+    the gradients are cleared and the shares scaled.
     """
     cases = [_acc_case(*case) for case in ACCUMULATE_CASES]
     fixed = [Mistake(f"fixed:{k}", f"the number of chunks is written in ({k}): split with "
@@ -287,13 +264,9 @@ def check_accumulate_grads(accumulate_grads) -> None:
 
 
 # ---------------------------------------------------------------- exercise 2
-
-SEQUENTIAL_CASES = (  # (seed, n_in, nh): not square, then square (a transpose hides),
-    (4, 5, 7),          # then the first shapes again, with other values (no cached model)
-    (6, 3, 9),
-    (8, 6, 6),
-    (9, 5, 7),
-)
+# (seed, n_in, nh): not square, then square (a transpose hides), then 5 -> 7 again, with
+# other values (no cached model)
+SEQUENTIAL_CASES = ((4, 5, 7), (6, 3, 9), (8, 6, 6), (9, 5, 7))
 NOTEBOOK_SIZES = (8, 16)  # n_in, nh of the notebook: what a hard-coded answer assumes
 _NAMES = ("w1", "b1", "w2", "b2")
 SEQUENTIAL = [
@@ -321,9 +294,8 @@ def _weights(n_in: int, nh: int, seed: int) -> dict[str, torch.Tensor]:
 
 
 def _network(c, reshape=False) -> dict[str, torch.Tensor]:
-    """The output of lin -> relu -> lin with the weights passed in, and the gradients under
-    nn.MSELoss in our layout, as a model holding them gives them (`reshape`: each weight
-    reshaped into its layer instead of transposed)."""
+    """lin -> relu -> lin's output and gradients (MSE) in our layout, as a model holding the
+    weights gives them (`reshape`: each weight reshaped into its layer, not transposed)."""
     w = {k: (c.ws[k].reshape(c.ws[k].shape[::-1]) if reshape else c.ws[k].t()).clone()
          .requires_grad_() for k in ("w1", "w2")}
     b = {k: c.ws[k].clone().requires_grad_() for k in ("b1", "b2")}
@@ -401,14 +373,9 @@ def _seq_trial(make_sequential, c, built: list) -> dict[str, torch.Tensor]:
 def check_sequential(make_sequential) -> None:
     """Exercise 2: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout.
 
-    Cases: four sets of weights (5 -> 7, 3 -> 9, 6 -> 6, then 5 -> 7 with other values;
-    biases not zero). Requires a new `nn.Sequential` on each call (nothing of an earlier
-    call's model) with two `nn.Linear` layers and 4 parameters that require grad, whose
-    output is lin -> relu -> lin with the weights passed in and whose gradients under
-    `nn.MSELoss` match that network's; the tensors passed in left as they were, when the
-    model is built and after an SGD step on it. Leaves free how the weights get in, layer
-    names, `nn.ReLU(inplace=True)`, prints. When a case fails, an answer that passes at the
-    notebook's sizes (8 -> 16) or at an earlier case's is told its sizes are written in.
+    Cases: 5 -> 7, 3 -> 9, 6 -> 6 (square: a missing transpose keeps the shapes), 5 -> 7 again.
+    Requires a new model each call, two `nn.Linear`, its output and gradients those of our
+    network, the tensors passed in unchanged, when built and after a step on the model.
     """
     cases, built, worked = [_seq_case(*case) for case in SEQUENTIAL_CASES], [], []
 
@@ -440,18 +407,14 @@ def _works(make_sequential) -> bool:
     """True when the answer passes a case of the notebook's own sizes."""
     c = _seq_case(0, *NOTEBOOK_SIZES)
     try:
-        return compare_ok(_seq_trial(make_sequential, c, []), _network(c))
+        return compare(_seq_trial(make_sequential, c, []), _network(c)).ok
     except CheckFailed:
         return False
 
 
 # ---------------------------------------------------------------- exercise 3
-
-TANH_CASES = (  # (seed, shape, dtype): a matrix, a vector in float32, a 3-d tensor
-    (3, (6, 4), torch.float64),
-    (4, (7,), torch.float32),
-    (5, (2, 3, 4), torch.float64),
-)
+# (seed, shape, dtype): a matrix, a vector in float32, a 3-d tensor
+TANH_CASES = ((3, (6, 4), torch.float64), (4, (7,), torch.float32), (5, (2, 3, 4), torch.float64))
 
 
 def _tanh_case(seed, shape, dtype):
@@ -526,8 +489,8 @@ def _tanh_two_calls(TanhFn) -> None:
                           "is None: your backward should return the gradient of inp")
     ours, ref = {"a": a.grad, "b": b.grad}, {"a": ua * (1 - ta**2), "b": ub * (1 - tb**2)}
     swapped = {"a": ua * (1 - tb**2), "b": ub * (1 - ta**2)}
-    if any(compare_ok({n: ours[n]}, {n: swapped[n]}) and not compare_ok({n: ours[n]},
-                                                                         {n: ref[n]})
+    if any(compare({n: ours[n]}, {n: swapped[n]}).ok and not compare({n: ours[n]},
+                                                                      {n: ref[n]}).ok
            for n in ours):
         raise fail("after TanhFn.apply(a) and TanhFn.apply(b), then one backward, a gradient "
                    "was computed with the other call's output: keep what backward needs in "
@@ -542,13 +505,9 @@ def _tanh_two_calls(TanhFn) -> None:
 def check_tanh_fn(TanhFn) -> None:
     """Exercise 3: `TanhFn`, a `torch.autograd.Function` for tanh.
 
-    Cases: tensors of shapes (6, 4), (7,) and (2, 3, 4), float64 and float32, values in both
-    tails. Requires `TanhFn.apply(x)` to return `torch.tanh(x)`, x left as it was; a backward
-    through it, `out.backward(out_g)` with an `out_g` not all ones, to give `x.grad == out_g
-    * (1 - tanh(x)**2)`, out and out_g left alone; two calls then one backward to give each
-    input its own gradient (what a call saves belongs to its `ctx`); `gradcheck` to pass.
-    Leaves free what is saved (the output, or the input) and how, how the derivative is
-    written, the dtype the backward computes in, prints.
+    Cases: (6, 4), (7,) and (2, 3, 4), float64 and float32. Requires `torch.tanh` forward,
+    `out_g * (1 - tanh**2)` backward, inputs and out_g unchanged; two calls before one
+    backward, each its own gradient; gradcheck. Leaves free what is saved and how.
     """
     if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
         raise CheckFailed("TanhFn should be a class derived from "

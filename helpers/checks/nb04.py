@@ -1,11 +1,6 @@
-"""Checks for the exercises of notebook 04, DynamicNet: one layer, many uses.
-
-Each check builds its own small `DynamicNet`s (a few rows, inputs and hidden units,
-float64, weights drawn from seeded generators), so it runs in milliseconds and never
-reads a notebook global. A wrong result is first described (what it is: another use's
-share, a move of W0 along g0), then blamed on a mistake only when that mistake gives
-the answer's results on every case.
-"""
+"""Checks for the exercises of notebook 04, DynamicNet: one layer, many uses. Each builds
+small float64 `DynamicNet`s of its own; a wrong result is described (another use's share, a
+move of W0 along g0), and blamed on a mistake only when it fits every case."""
 
 from __future__ import annotations
 
@@ -104,7 +99,6 @@ class _LowestPrecision(TorchFunctionMode):
 
 
 # -- Exercise 1 -------------------------------------------------------------------------------
-
 @functools.lru_cache(maxsize=8)
 def _shares(shape, k: int):
     """(the .grad an earlier backward left, each use's share of dL/dW) for a model of
@@ -212,14 +206,9 @@ def _share_trial(share, c, changed: list):
 def check_share(share) -> None:
     """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW.
 
-    Requires, for every depth k and use i (1 to k, in forward order), the gradient of the
-    summed squared error with respect to `middle_linear.weight` when only use i depends on
-    it, shaped like the weight; the model (weights, `.grad`, `requires_grad`, layers, hooks),
-    `x` and `targ` left as they were. The model holds a `.grad` from an earlier backward, as
-    during training. Cases: one shape at depths 1 to 3, another at 2 and 3, every use, and a
-    deep model (depth 260: use numbers above Python's cached small ints). Leaves free how
-    the other uses are held fixed, `torch.autograd.grad` or a backward on copies, `@` or
-    `F.linear`, the float dtype (judged within the rounding of the least precise one used).
+    Cases: depths 1 to 3 and every use on two shapes, depth 260 (use numbers above Python's
+    cached ints), the model holding an old `.grad`. Requires the gradient with W held fixed
+    in every use but use i, the model, `x` and `targ` left as they were.
     """
     cases = [SimpleNamespace(shape=shape, k=k, i=i, outputs=shape[0] * shape[3],
                              what=f"your share(model, x, targ, k={k}, i={i})")
@@ -237,7 +226,6 @@ def check_share(share) -> None:
 
 
 # -- Exercise 2 -------------------------------------------------------------------------------
-
 # (model shape, lr, momentum) for exercise 2: two shapes, three settings.
 _W3_CASES = [(_SMALL, 0.1, 0.9), (_SMALL, 0.05, 0.5), (_OTHER, 0.2, 0.3)]
 _DEPTHS = (2, 0, 0)                        # steps 0, 1 and 2
@@ -345,11 +333,8 @@ def _w3_trial(predict_w3, c):
 def check_w3(predict_w3) -> None:
     """Exercise 2: `predict_w3(W0, g0, lr, momentum, set_to_none)`, W3 after depths 2, 0, 0.
 
-    Requires the weight after step 2 as torch.optim.SGD makes it (step 0 at depth 2, steps 1
-    and 2 at depth 0, each after ``zero_grad(set_to_none=...)``), for both values of
-    `set_to_none`, two weight shapes and three settings of `lr` and `momentum`; `W0` and
-    `g0` left as they were. Leaves free how it is computed (formulas, a loop, a buffer, a
-    real optimizer on a copy), the float dtype, prints.
+    Requires the weight torch.optim.SGD gives, for both `set_to_none`, two shapes and three
+    settings, `W0` and `g0` left as they were. Leaves free how it is computed.
     """
     cases = []
     for shape, lr, m in _W3_CASES:

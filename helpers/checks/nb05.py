@@ -1,16 +1,7 @@
-"""Checks for the exercises of notebook 05, shared weights by hand.
-
-The module carries its own copy of the notebook's code: the tape (`Tape`,
-`OverwritingTape`, `lin`, `relu`, `add`, `mse`, `dynamicnet_on_tape`) and the lesson-8 style
-`DynamicModel` with `LinShared`, so that a check never depends on the
-notebook's globals. They are in `__all__`: after a kernel restart, the
-exercise's check cell brings what its answer uses (with a plain `import torch`).
-
-Every check runs the answer on two problems of its own (float64, different
-seeds and sizes, nonzero biases) and compares with autograd. Its reference
-ReLU is `torch.relu`, whose slope at exactly 0 is 0 on every torch release,
-like the notebook's `relu` (`torch.where(x > 0, g, 0)`).
-"""
+"""Checks for the exercises of notebook 05, shared weights by hand. The module carries its
+own copy of the notebook's tape and its ops and of `DynamicModel` with `LinShared` (in
+`__all__`, for the check cells); every check compares with autograd on two problems of its
+own, whose ReLU, `torch.relu`, has the notebook's slope 0 at 0."""
 
 from __future__ import annotations
 
@@ -112,7 +103,6 @@ def add(tape, x, y):
 
 
 # -- recap of 05 §1: the lesson-8 style model --------------------------------------------
-
 class Relu:
     def __call__(self, inp):
         self.inp, self.out = inp, inp.clamp_min(0.)
@@ -179,7 +169,6 @@ class DynamicModel:
 
 
 # -- data, references, reading .g ----------------------------------------------------------
-
 PROBLEMS = ((32, 4, 6), (9, 3, 5))  # (n, n_in, nh): two sizes, each with its own seed
 
 
@@ -235,8 +224,7 @@ def _grads(x, params, who):
 
 
 def _off_tape(records, leaves):
-    """The first (index, op, input) of a record that takes an input no record computed: a
-    plain torch operation (`+`, `.t()`, ...) made it, and no gradient flows back through it."""
+    """(index, op, input) of the first record whose input no record computed, or None."""
     made = [rec.out for rec in records]
     for i, rec in enumerate(records):
         for t in rec.inputs:
@@ -271,7 +259,6 @@ def _made_off_tape(t, known):
 
 
 # -- exercise 1 ---------------------------------------------------------------------------
-
 CALLED = "it is called as layer(inp) and returns the ReLU of inp"
 _X1 = torch.tensor([[-1.0, 0.0, 3.0], [2.0, -4.0, 0.0]], dtype=torch.float64)
 _X2 = torch.tensor([[4.0, -5.0, 0.0], [0.0, 6.0, -7.0]], dtype=torch.float64)
@@ -280,8 +267,8 @@ _G2 = torch.tensor([[-7.0, 8.0, -9.0], [10.0, -11.0, 12.0]], dtype=torch.float64
 
 
 class _ReluShared:
-    """The right ReluShared, or (its flags) a mistaken one: records popped from the front
-    (`front`), the latest call handled again and again (`again`), the mask (`mask`)."""
+    """The right ReluShared, or a mistaken one: records popped from the `front`, the latest
+    call handled `again` and again, another `mask`."""
     front, again, mask = False, False, "gt"
 
     def __init__(self):
@@ -298,30 +285,22 @@ class _ReluShared:
                  "only": (inp > 0).float()}[self.mask]
 
 
-def _relu(**flags):
-    return type("ReluShared", (_ReluShared,), flags)
-
-
-RELU = [
-    Mistake("front", "you popped the records from the front: backward runs in reverse, the "
-            "latest record first, list.pop() (not pop(0))",
-            gives=lambda c: _relu_trial(_relu(front=True), c, {})),
-    Mistake("again", "each backward handled the latest call again: keep one (inp, out) record "
-            "per call, and let each backward pop the latest one and work on that record",
-            gives=lambda c: _relu_trial(_relu(again=True), c, {})),
-    Mistake("ge", "you passed out.g where the input is exactly 0 too: use inp > 0 (slope 0 at "
-            "0, as relu and torch.relu)", gives=lambda c: _relu_trial(_relu(mask="ge"), c, {})),
-    Mistake("no_mask", "you passed out.g on everywhere, with no mask: the ReLU's slope is 0 "
-            "where its input is not positive",
-            gives=lambda c: _relu_trial(_relu(mask="none"), c, {})),
-    Mistake("mask_only", "you set inp.g to the mask alone, without out.g",
-            gives=lambda c: _relu_trial(_relu(mask="only"), c, {})),
-]
+RELU = [Mistake(key, says, gives=lambda c, f=flags: _relu_trial(
+    type("ReluShared", (_ReluShared,), f), c, {})) for key, says, flags in [
+    ("front", "you popped the records from the front: backward runs in reverse, the latest "
+     "record first, list.pop() (not pop(0))", dict(front=True)),
+    ("again", "each backward handled the latest call again: keep one (inp, out) record per "
+     "call, and let each backward pop the latest one and work on that record", dict(again=True)),
+    ("ge", "you passed out.g where the input is exactly 0 too: use inp > 0 (slope 0 at 0, as "
+     "relu and torch.relu)", dict(mask="ge")),
+    ("no_mask", "you passed out.g on everywhere, with no mask: the ReLU's slope is 0 where its "
+     "input is not positive", dict(mask="none")),
+    ("mask_only", "you set inp.g to the mask alone, without out.g", dict(mask="only"))]]
 
 
 def _hand(ReluShared, seen: dict) -> dict:
-    """Two calls of one object on inputs with exact zeros, then two backwards: the inp.g of
-    each call after each backward (zeros where none is set)."""
+    """Two calls of one object on inputs with exact zeros, then two backwards: each call's
+    inp.g after each backward (zeros where none is set)."""
     x1, x2 = _X1.clone(), _X2.clone()
     layer = call_answer(ReluShared, what="ReluShared()",
                         hint="it is called with no argument: ReluShared()")
@@ -430,15 +409,9 @@ def _relu_what(c, got):
 
 @exercise_check
 def check_relu_shared(ReluShared) -> None:
-    """Exercise 1: one `ReluShared` object serves every ReLU use of `DynamicModel`.
-
-    Requires `ReluShared()` with no argument; `layer(inp)` returns the ReLU of `inp` in its
-    dtype, the very tensor it records, without changing `inp`; each `layer.backward()`
-    handles the latest call not handled yet, sets that call's `inp.g` to
-    `torch.where(inp > 0, out.g, 0)` and leaves `out.g` alone. Checked by hand on two calls
-    whose inputs hold exact zeros, then in `DynamicModel` at depths 0-3 on two problems, one
-    object for every ReLU use, against autograd. Leaves free how the calls are kept, whether
-    `inp.g` is assigned or zeroed and added to, `torch.where` or a mask, prints.
+    """Exercise 1: one `ReluShared` object serves every ReLU use of `DynamicModel`: by hand on
+    two calls with exact zeros, then in `DynamicModel` at depths 0-3. Requires each
+    `backward()` to handle the latest call not handled yet: `torch.where(inp > 0, out.g, 0)`.
     """
     expect_callable(ReluShared, "ReluShared")
     if not isinstance(ReluShared, type) and callable(getattr(ReluShared, "backward", None)):
@@ -453,34 +426,21 @@ def check_relu_shared(ReluShared) -> None:
 
 
 def _reaches(root, t) -> str | None:
-    """"the tensor" when `t` itself can be reached from `root` (attributes, lists, tuples,
-    dicts, closures), "a copy" when only tensors equal to `t`, else None."""
-    found, seen, todo = None, set(), [root]
+    """"the tensor" when `root` holds `t` itself (in lists, tuples, dicts), "a copy" when it
+    holds only tensors equal to it, else None."""
+    todo, found = [root], None
     while todo:
         item = todo.pop()
-        if id(item) in seen:
-            continue
-        seen.add(id(item))
-        if isinstance(item, torch.Tensor):
-            if item is t:
-                return "the tensor"
-            if item.shape == t.shape and item.dtype == t.dtype and torch.equal(item, t):
-                found = "a copy"
-        elif isinstance(item, dict):
-            todo.extend(item.values())
-        elif isinstance(item, (list, tuple, deque)):
-            todo.extend(item)
-        elif callable(item) and getattr(item, "__closure__", None):
-            for cell in item.__closure__:
-                try:
-                    todo.append(cell.cell_contents)
-                except ValueError:  # a cell not filled yet
-                    pass
+        if isinstance(item, torch.Tensor) and item is t:
+            return "the tensor"
+        if isinstance(item, torch.Tensor) and item.shape == t.shape and torch.equal(item, t):
+            found = "a copy"
+        todo += item.values() if isinstance(item, dict) else item if isinstance(
+            item, (list, tuple, deque)) else []
     return found
 
 
 # -- exercises 2 and 3: functions that record on a tape ------------------------------------
-
 TAPE = [
     Mistake("name:params", "`params` is the notebook's dict of weights: use `p`, the dict the "
             "check passes to your function"),
@@ -497,8 +457,8 @@ TAPE = [
 
 
 def _on_tape(answer, tail, c, ops, tape_class=Tape) -> dict:
-    """`answer(tape, p, x, *tail)` on a fresh tape of `tape_class`, then the tape's backward:
-    every .g. Where they differ from autograd's, an input no op on the tape computed is named."""
+    """`answer(tape, p, x, *tail)` on a fresh tape, then its backward: every .g (where they
+    differ from autograd's, an input no op on the tape computed is named)."""
     inp, targ, params = _problem(*c.problem)
     for p in params.values():
         p.g = None
@@ -537,7 +497,6 @@ def _on_tape(answer, tail, c, ops, tape_class=Tape) -> dict:
 
 
 # -- exercise 2 ---------------------------------------------------------------------------
-
 def _residual(block="residual", more=0):
     """The residual DynamicNet on a tape, or (`block`, `more` blocks) a mistaken one."""
     def forward(tape, p, x, depth):
@@ -600,16 +559,8 @@ def _case(problem, **more):
 
 @exercise_check
 def check_residual(residual_dynamicnet, tape_class=Tape) -> None:
-    """Exercise 2: DynamicNet with residual middle blocks, on a tape of `tape_class`.
-
-    Requires `residual_dynamicnet(tape, p, x, depth)` to record on `tape` the input layer
-    and its ReLU, `depth` blocks h = relu(h + lin(h, w_mid, b_mid)), then the output layer,
-    and to return the prediction (n, 1), `x` and the weights unchanged. Checked by the
-    tape's backward at depths 0-3 on two problems against autograd: first on this module's
-    `Tape`, then on `tape_class` when it is another class (a tape that keeps only the last
-    share a tensor is sent, as `OverwritingTape` does, is named). Leaves free how the sum
-    is recorded, the order of its operands, loops, names, prints.
-    """
+    """Exercise 2: DynamicNet with residual middle blocks, on a tape of `tape_class`: the
+    tape's backward against autograd at depths 0-3, on `Tape`, then on `tape_class`."""
     expect_callable(residual_dynamicnet, "residual_dynamicnet")
     _expect_tape_class(tape_class)
     name = tape_class.__name__
@@ -633,7 +584,6 @@ def check_residual(residual_dynamicnet, tape_class=Tape) -> None:
 
 
 # -- exercise 3 ---------------------------------------------------------------------------
-
 def _tied(untied=False, swapped=False, no_last_relu=False):
     def forward(inp, w_in, b_in, w_mid, b_mid, w_out, b_out):
         w_tied = w_mid if untied else w_mid.t()
@@ -658,16 +608,8 @@ TIED = [
 
 @exercise_check
 def check_tied(transpose, tied_net) -> None:
-    """Exercise 3: a `transpose` op, and a net that uses w_mid twice, once transposed.
-
-    Requires `transpose(tape, x)` to return `x.t()` without changing `x`, recording one op
-    with `x` as its only input and the returned tensor as its output, whose backward turns
-    out.g (unchanged) into a one-gradient tuple, out.g transposed; `tied_net(tape, p, x)` to
-    record the input layer, a layer with w_mid, a layer with w_mid transposed (both with
-    b_mid), a ReLU after each hidden layer, the output layer, and to return the prediction.
-    Checked on two non-square tensors, then by the tape's backward on two problems against
-    autograd. Leaves free `.t()`, `.T`, `.transpose(0, 1)`, `.permute(1, 0)`, copies, names.
-    """
+    """Exercise 3: a `transpose` op (x.t(), its backward out.g transposed), and a net using
+    w_mid twice, once transposed: on two tensors, then against autograd."""
     expect_callable(transpose, "transpose")
     expect_callable(tied_net, "tied_net")
     gen = torch.Generator().manual_seed(3)

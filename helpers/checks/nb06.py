@@ -1,13 +1,11 @@
-"""Checks for the exercises of notebook 06, when backward refuses.
-
-Every check builds its own small tensors, graphs and modules from seeded generators, so it
-runs in milliseconds and never reads a notebook global.
-"""
+"""Checks for the exercises of notebook 06, when backward refuses: tensors, graphs and
+modules of their own, from seeded generators."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import torch
@@ -43,7 +41,6 @@ def _seeded(build: Callable[..., Any], seed: int):
 
 
 # --------------------------------------------------------------------------- exercise 1
-
 # (seed, T time steps, k steps a chunk, sequences side by side, n, lr): a ragged last
 # chunk, chunks of 2, k = 1, one chunk longer than the stream; sizes differ.
 _TBPTT_CASES = [(0, 7, 3, 2, 3, 0.05), (1, 6, 2, 1, 4, 0.1), (2, 4, 1, 3, 2, 0.1),
@@ -183,14 +180,9 @@ def _tbptt_trial(train_tbptt, c) -> dict[str, torch.Tensor]:
 def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
     """Exercise 1: `train_tbptt(W, xs, targs, k, lr)`, truncated backprop through time.
 
-    Requires: h starts at zero (one step's input's shape); the stream cut into chunks of k
-    steps, the last one shorter; for each chunk in order, h runs on from the previous
-    chunk's last value, the loss is ``((h - targ_t) ** 2).sum()`` summed over its steps,
-    its gradient reaches W through this chunk only, and one plain SGD update moves W in
-    place; the chunks' losses returned as a list; W still the same leaf; xs and targs
-    unchanged. Cases: four streams (a ragged last chunk, k = 1, one chunk longer than the
-    stream, other sizes). Leaves free where h is detached, how W.grad is cleared,
-    autograd.grad or an optimizer, how the stream is cut, losses as floats or tensors.
+    Cases: four streams (a short last chunk, k = 1, one chunk longer than the stream).
+    Requires each chunk's summed loss, backpropagated through it only, one SGD step on W in
+    place, h carried; the losses returned; xs and targs unchanged.
     """
     judge(_TBPTT_CASES, lambda c: _tbptt_trial(train_tbptt, c), _tbptt,
           lambda c, _: f"your train_tbptt(W, xs, targs, k={c[2]}, lr={c[5]}) trains "
@@ -199,7 +191,6 @@ def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
 
 
 # --------------------------------------------------------------------------- exercise 2
-
 def _saved_broken(node) -> tuple[int, int, int]:
     """What reading `node`'s ``_saved_*`` attributes gives: (tensors that can be read,
     tensors that raise, attributes that hold no tensor: sizes, dims, scalars, None)."""
@@ -271,70 +262,36 @@ BROKEN = [
 ]
 
 
-def _case_sigmoid(g):
-    a = torch.randn(3, generator=g).requires_grad_()
-    b = a.sigmoid()
-    b.mul_(2)                             # saved by the sigmoid (its output)
-    return b.sum(), {"a": a}
-
-
-def _case_square(g):
-    a = torch.randn(4, generator=g).requires_grad_()
-    b = a.exp()
-    c = b * b
-    b.add_(1)                             # saved by exp (output) and mul (both factors)
-    return c.sum(), {"a": a}
-
-
-def _case_layers(g):
-    lin1, lin2 = nn.Linear(4, 3), nn.Linear(3, 2)
-    x = torch.randn(5, 4, generator=g)
-    r = lin1(x).relu()
-    out = lin2(r)
-    r.mul_(0.5)                           # saved by relu (output) and lin2's addmm (input)
-    return out.pow(2).sum(), {"x": x}
-
-
-def _case_weight(g):
-    w = torch.randn(3, 3, generator=g).requires_grad_()
-    v = torch.randn(3, 2, generator=g).requires_grad_()
-    x = torch.randn(4, 3, generator=g).requires_grad_()   # so that x @ w saves w
-    out = torch.tanh(x @ w) @ v
-    with torch.no_grad():
-        w -= 0.1                          # an update: breaks the first mm, not the second
-    return out.sum(), {"x": x, "v": v}
-
-
-def _case_twins(g):
-    a = torch.randn(3, generator=g).requires_grad_()
-    b = a.exp()
-    p, q = b * a, b * a.flip(0)           # two mul nodes save b
-    b.add_(1)
-    return (p + q).sum(), {"a": a}
-
-
-def _case_harmless(g):
-    a = torch.randn(3, generator=g).requires_grad_()
-    c = a * 3
-    c.add_(1)                             # changed before anyone saved it
-    return (c * a).sum(), {"a": a}
-
-
-def _case_root(g):
-    a = torch.randn(4, generator=g).requires_grad_()
-    b = a.exp()
-    loss = b.dot(b)                       # the loss's own node saves b
-    b.add_(1)                             # breaks it, and exp (its output)
+def _graph(i: int, g: torch.Generator):
+    """Graph i of `_GRAPHS`: (loss, the tensors it was made from)."""
+    a = torch.randn(4 if i in (1, 6) else 3, generator=g).requires_grad_()
+    if i in (1, 4, 6):
+        b = a.exp()
+        loss = {1: (b * b).sum(), 4: (b * a + b * a.flip(0)).sum(), 6: b.dot(b)}[i]
+        b.add_(1)           # saved by exp (its output), and by the muls or dot that follow
+    elif i == 2:
+        lin1, lin2, x = nn.Linear(4, 3), nn.Linear(3, 2), torch.randn(5, 4, generator=g)
+        r = lin1(x).relu()
+        loss, a = lin2(r).pow(2).sum(), x
+        r.mul_(0.5)         # saved by relu (its output) and lin2's addmm (its input)
+    elif i == 3:
+        w, v = (torch.randn(3, k, generator=g).requires_grad_() for k in (3, 2))
+        a = torch.randn(4, 3, generator=g).requires_grad_()   # so that a @ w saves w
+        loss = (torch.tanh(a @ w) @ v).sum()
+        with torch.no_grad():
+            w -= 0.1        # an update: breaks the first mm, not the second
+    else:
+        b = a.sigmoid() if i == 0 else a * 3
+        b.mul_(2)           # saved by the sigmoid; or changed before anyone saved it
+        loss = b.sum() if i == 0 else (b * a).sum()
     return loss, {"a": a}
 
 
-_BROKEN_CASES = [("the sigmoid of section 2", _case_sigmoid),
-                 ("exp, then its output times itself", _case_square),
-                 ("two linear layers, a ReLU output changed", _case_layers),
-                 ("a weight updated after the forward pass", _case_weight),
-                 ("one tensor saved by two nodes of the same name", _case_twins),
-                 ("a tensor changed before any node saved it", _case_harmless),
-                 ("a dot product whose own node saved the changed tensor", _case_root)]
+_GRAPHS = ["the sigmoid of section 2", "exp, then its output times itself",
+           "two linear layers, a ReLU output changed", "a weight updated after the forward pass",
+           "one tensor saved by two nodes of the same name",
+           "a tensor changed before any node saved it",
+           "a dot product whose own node saved the changed tensor"]
 _TORCH = os.path.dirname(os.path.abspath(torch.__file__))
 
 
@@ -386,53 +343,44 @@ def _broken_trial(broken_nodes, c) -> list[str]:
     return sorted(result)
 
 
-class _Graph:
-    def __init__(self, i, label, build):
-        self.loss, self.inputs = _seeded(build, 10 + i)
-        self.what = f"your broken_nodes(loss), for {label},"
-        self.right = _broken_right(self)
+def _graph_case(i: int, label: str):
+    loss, inputs = _seeded(lambda g: _graph(i, g), 10 + i)
+    c = SimpleNamespace(loss=loss, inputs=inputs, what=f"your broken_nodes(loss), for {label},")
+    c.right = _broken_right(c)
+    return c
 
 
 @exercise_check
 def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
     """Exercise 2: `broken_nodes(loss)`, the names of the nodes a mutation broke.
 
-    Requires a list (or tuple) of strings, the ``name()`` of every node of the graph with a
-    saved tensor changed in place since it was saved, one entry per node (two nodes may share
-    a name), each node once however many paths reach it; the graph and the tensors left as
-    they were (no backward). Cases: seven graphs, one where nothing is broken, one with two
-    broken nodes of one name, one where an intact node shares a broken one's name, one where
-    `loss.grad_fn` is broken. Leaves free the order, how the graph is walked, how a broken
-    saved tensor is detected.
+    Cases: seven graphs (none broken; two broken of one name; an intact one named as a
+    broken one; `loss.grad_fn` broken). Requires the `name()` of each broken node once, in
+    any order, without a backward.
     """
-    judge([_Graph(i, *case) for i, case in enumerate(_BROKEN_CASES)],
+    judge([_graph_case(i, label) for i, label in enumerate(_GRAPHS)],
           lambda c: _broken_trial(broken_nodes, c), lambda c: c.right,
           lambda c, got: f"{c.what} returned {got}, expected {c.right}", BROKEN, broken_nodes)
     passed("every broken node found, once each, in all seven graphs")
 
 
 # --------------------------------------------------------------------------- exercise 3
-
-def _tied_embedding(g):
-    emb, head = nn.Embedding(7, 3), nn.Linear(3, 7)
-    head.weight = emb.weight
-    return [emb, head], {"emb": emb, "head": head}
-
-
-def _reused_layer(g):
-    first, mid, last = nn.Linear(4, 3), nn.Linear(3, 3), nn.Linear(3, 2)
-    return [first, mid, mid, mid, last], {"first": first, "mid": mid, "last": last}
-
-
-def _equal_twins(g):
+def _modules(i: int, g):
+    """Case i of `_SGD_CASES`: (the list given, {name: each module once})."""
+    if i == 0:
+        emb, head = nn.Embedding(7, 3), nn.Linear(3, 7)
+        head.weight = emb.weight                   # tied
+        return [emb, head], {"emb": emb, "head": head}
+    if i == 1:
+        first, mid, last = nn.Linear(4, 3), nn.Linear(3, 3), nn.Linear(3, 2)
+        return [first, mid, mid, mid, last], {"first": first, "mid": mid, "last": last}
     a, b = nn.Linear(3, 3), nn.Linear(3, 3)
     b.load_state_dict(a.state_dict())              # equal values, different tensors
     return [a, b, a], {"a": a, "b": b}
 
 
-_SGD_CASES = [("an embedding tied to its output layer", _tied_embedding, 0.1),
-              ("a layer listed three times", _reused_layer, 0.05),
-              ("two layers with equal weights, one listed twice", _equal_twins, 0.2)]
+_SGD_CASES = [("an embedding tied to its output layer", 0.1), ("a layer listed three times", 0.05),
+              ("two layers with equal weights, one listed twice", 0.2)]
 _MOMENTUM = 0.9
 SGD = [
     Mistake("in_test", "Your code raised it in an `in` test: `in` on a list of tensors compares "
@@ -446,12 +394,8 @@ SGD = [
 ]
 
 
-def _held(optimizer: torch.optim.Optimizer) -> list:
-    return [p for group in optimizer.param_groups for p in group["params"]]
-
-
-def _sgd_case(make_sgd, i, label, build, lr) -> None:
-    modules, named = _seeded(build, 20 + i)
+def _sgd_case(make_sgd, i, label, lr) -> None:
+    modules, named = _seeded(lambda g: _modules(i, g), 20 + i)
     params: dict[str, torch.Tensor] = {}
     for m_name, m in named.items():
         for p_name, p in m.named_parameters():
@@ -466,7 +410,7 @@ def _sgd_case(make_sgd, i, label, build, lr) -> None:
     if not isinstance(optimizer, torch.optim.SGD):
         raise CheckFailed(f"{what} should return a torch.optim.SGD, but it returned "
                           f"{a_type(optimizer)}")
-    held = _held(optimizer)
+    held = [p for group in optimizer.param_groups for p in group["params"]]
     for name, p in params.items():
         count = sum(q is p for q in held)
         twin = any(q is not p and q.shape == p.shape and torch.equal(q, p)
@@ -508,13 +452,9 @@ def _sgd_case(make_sgd, i, label, build, lr) -> None:
 def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
     """Exercise 3: `make_sgd(modules, lr)`, an SGD holding every parameter once.
 
-    Requires a ``torch.optim.SGD`` whose groups hold every parameter of the modules exactly
-    once (by identity: equal values are two parameters) and nothing else, with learning rate
-    `lr` and momentum 0.9; two steps that move every parameter as SGD with that momentum
-    does; the modules left as they were (tied tensors still tied, no hook or attribute
-    added, the same values). Cases: an embedding tied to its output layer, a layer listed
-    three times, two layers with equal weights. Leaves free the order, one group or several,
-    how duplicates are removed.
+    Cases: an embedding tied to its output layer, a layer listed three times, two layers
+    with equal weights. Requires every parameter once (by identity), lr, momentum 0.9, two
+    steps as SGD takes them, the modules left as they were.
     """
     for i, case in enumerate(_SGD_CASES):
         _sgd_case(make_sgd, i, *case)

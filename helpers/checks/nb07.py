@@ -1,9 +1,5 @@
-"""Checks for the exercises of notebook 07, DynamicNet checkpointed and on two processes.
-
-The checks build their own small `DynamicNet`s from seeded generators, seed Python's
-`random` themselves (and put the learner's random state back afterwards), and run no
-process: they take milliseconds.
-"""
+"""Checks for the exercises of notebook 07: DynamicNets of their own from seeded
+generators; Python's `random` seeded by the checks and put back afterwards."""
 
 from __future__ import annotations
 
@@ -60,7 +56,6 @@ def _grads(net: nn.Module, loss: torch.Tensor | None = None) -> dict[str, torch.
 
 
 # --------------------------------------------------------------------------- exercise 1
-
 # (seed of `random` and the depth it draws) for the first call, then for the second, on one
 # net of (D_in, H, D_out): every depth; the second call's depth is the smaller, so a rerun
 # that reads it instead of its own call's is caught. At seed 4 a second draw gives 2.
@@ -110,9 +105,8 @@ CHECKPOINTED = [
 
 
 def _call(answer, net, x, y, c, seed, depth, calls, others):
-    """One call of the answer after random.seed(seed): its output, checked for what one
-    call must do (one draw, depth uses of the net's middle_linear, the right kind), and
-    whether it bypassed the module (the output right, middle_linear never called)."""
+    """One call after random.seed(seed): its output, checked (one draw, the uses, the kind),
+    and whether it bypassed the module (the output right, middle_linear never called)."""
     what = f"your forward_checkpointed(net, x, use_reentrant={c.kind}) after random.seed({seed})"
     random.seed(seed)
     assert random.randint(0, 3) == depth, "the check's own cases are off"
@@ -248,15 +242,9 @@ def check_checkpointed(forward_checkpointed: Callable[..., Any]) -> None:
     """Exercise 1: `forward_checkpointed(net, x, use_reentrant)`, DynamicNet's forward with
     the uses of `middle_linear` under `checkpoint`.
 
-    Each case calls the answer twice on one net (seeds of `random` drawing two depths), then
-    runs one backward through both outputs. Requires each call's output to be `net(x)`'s at
-    the depth one `random.randint(0, 3)` draws, with middle_linear run as a module that many
-    times, and the gradients of both losses those of the plain forward; backward to draw
-    nothing more from `random` and to run middle_linear again once per use; the reentrant
-    kind with `use_reentrant=True` (a CheckpointFunctionBackward node), else the other; the
-    net and `x` left as they were. Cases: every depth 0 to 3, two sizes of net, both kinds.
-    Leaves free one checkpoint or one per use, a closure or an argument for the depth,
-    `clamp(min=0)` or `relu()`, `random.randint(0, 3)` or `random.choice(range(4))`.
+    Each case calls it twice (two seeds, two depths) before one backward through both
+    outputs. Requires net(x)'s outputs and gradients, one draw a call, middle_linear run as a
+    module and again in backward, the kind asked for, the net and x left as they were.
     """
     state = random.getstate()
     cases = [SimpleNamespace(seeds=(a[0], b[0]), depths=(a[1], b[1]), sizes=sizes, kind=kind,
@@ -275,7 +263,6 @@ def check_checkpointed(forward_checkpointed: Callable[..., Any]) -> None:
 
 
 # --------------------------------------------------------------------------- exercise 2
-
 # (depth of each rank, rows of each rank, (D_in, H, D_out)): three ranks that all use
 # middle_linear (a hard-coded 2 shows); a rank at depth 0 (dividing by the ranks that used
 # it shows); rank 0 at depth 0, two ranks, another size. Batch sizes differ between ranks.
@@ -387,15 +374,11 @@ def _ddp_trial(answer, c):
 @exercise_check
 def check_ddp_grad(ddp_grad: Callable[..., Any]) -> None:
     """Exercise 2: `ddp_grad(model, batches, depths)`, the `middle_linear.weight.grad` every
-    rank holds after one backward under DDP with find_unused_parameters=True, rank r running
-    `((model(x, depths[r]) - y) ** 2).sum()` on `batches[r] = (x, y)`, computed in one process.
+    rank holds after one backward under DDP with find_unused_parameters=True.
 
-    Requires the mean over all ranks of each rank's own gradient (zeros at depth 0); the
-    model left as it was (parameters, hooks, attributes, every `.grad` None); the batches
-    unchanged; nothing drawn from `random`. Cases: three ranks all using the layer, three
-    with one at depth 0, two with rank 0 at depth 0; batch sizes that differ between ranks;
-    two sizes of net. Leaves free autograd.grad or backward into `.grad` then cleared, a
-    copy of the model, a sum then a division or a mean of stacked gradients.
+    Cases: three ranks using the layer, one at depth 0, rank 0 at depth 0; batches of other
+    sizes. Requires the mean over all ranks of each one's gradient, the model (every `.grad`
+    None) and batches left as they were, nothing drawn from `random`.
     """
     state = random.getstate()
     try:
