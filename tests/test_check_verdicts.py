@@ -125,7 +125,7 @@ def test_an_errors_first_line_ending_in_a_colon_runs_on_to_a_full_sentence():
 
 
 def test_a_long_verdict_keeps_three_lines_and_drops_the_learners_line():
-    e = CheckFailed("one\ntwo\nthree", ["Raised at Cell In[3], line 1, in f: x"])
+    e = CheckFailed("one\ntwo\nthree", frames=["Raised at Cell In[3], line 1, in f: x"])
     assert [line.split("\x1b[0m ")[-1] for line in e._render_traceback_()] == [
         "one", "two", "three"]
 

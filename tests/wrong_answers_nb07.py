@@ -389,7 +389,7 @@ def ddp_grad(model, batches, depths):
     return total / len(batches)
 check_ddp_grad(ddp_grad)
 """, DDP_WHAT.format("2, 0, 1") + r" raised AttributeError: 'NoneType' object has no "
-     r"attribute 'clone'" + NONE_GRAD + r"\Z", ('none_attr',)),
+     r"attribute 'clone'" + NONE_GRAD + r"\Z", ('none',)),
     ("check_ddp_grad", "the total made of the notebook's size", ddp(start="torch.zeros(5, 5)"),
      DDP_WHAT.format("0, 2") + r" raised RuntimeError: The size of tensor a \(5\) must "
      r"match the size of tensor b \(4\).*\na tensor of a fixed shape met middle_linear\."

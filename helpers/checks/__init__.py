@@ -1,13 +1,9 @@
 """Checks for the notebooks' exercises: one module a notebook (`nb01` ... `nb07`).
 
-A check (`@exercise_check`) takes the learner's answer, builds all else itself, and prints
-"✓ ..." (`passed`) or raises `CheckFailed`: at most three lines, the keys of the mistakes it
-names in `diagnoses`. Each exercise declares its diagnoses as data, one list of `Mistake`s;
-`call_answer` runs the answer and says its errors in words; `judge` runs it on every case
-and names a mistake only when it gives the answer's results on all of them; `snapshot` and
-`expect_unchanged` tell what the answer changed of what it was given. In IPython a
-`CheckFailed` shows as its message, marked "✗ Check failed:", and the learner's line.
-"""
+A check (`@exercise_check`) builds its own cases, runs the answer (`call_answer`, its errors in
+words), compares (`judge`: a `Mistake` is named only when it gives the answer's results on every
+case) and tells what the answer changed (`snapshot`, `expect_unchanged`); it prints "✓ ..." or
+raises `CheckFailed`: at most three lines, shown in IPython as "✗ Check failed: ..."."""
 
 from __future__ import annotations
 
@@ -34,25 +30,19 @@ import torch
 
 from helpers.compare import compare
 
-__all__ = [
-    "CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
-    "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_int",
-    "expect_tensor", "expect_unchanged", "fail", "judge", "matching", "passed",
-    "read_g", "snapshot",
-]
+__all__ = ["CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
+           "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_tensor",
+           "expect_unchanged", "judge", "matching", "read_g", "snapshot"]
 
 
-def _short_tracebacks() -> None:
-    """In IPython, load `helpers.errors` (short tracebacks) if the set-up has not."""
+def _shell():
     ip = sys.modules.get("IPython")
-    shell = ip.get_ipython() if ip is not None else None
-    manager = getattr(shell, "extension_manager", None)
-    if manager is not None and "helpers.errors" not in manager.loaded:
-        manager.load_extension("helpers.errors")
+    return ip.get_ipython() if ip is not None else None
 
 
-_short_tracebacks()
-
+_manager = getattr(_shell(), "extension_manager", None)   # short tracebacks, if not loaded yet
+if _manager is not None and "helpers.errors" not in _manager.loaded:
+    _manager.load_extension("helpers.errors")
 _HELPERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY = tuple({os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
 _RED, _RESET = "\x1b[1;31m", "\x1b[0m"
@@ -60,27 +50,17 @@ _DETAILS: contextvars.ContextVar[bool] = contextvars.ContextVar("details", defau
 
 
 class CheckFailed(AssertionError):
-    """An exercise check's verdict: what is wrong, in words. `learner_frames` holds the
-    learner's own line when that code raised; `diagnoses` the keys of the mistakes named."""
+    """An exercise check's verdict, in words; `diagnoses`, the keys of the mistakes it names;
+    `frames`, the learner's own line when that code raised."""
 
-    def __init__(self, message: str, learner_frames: list[str] | None = None,
-                 diagnoses: Sequence[str] = ()):
+    def __init__(self, message: str, *diagnoses: str, frames: list[str] | None = None):
         super().__init__(message)
-        self.learner_frames = learner_frames or []
-        self.diagnoses = tuple(diagnoses)
+        self.diagnoses, self.learner_frames = diagnoses, frames or []
 
     def _render_traceback_(self) -> list[str]:
         first, *rest = str(self).split("\n")
         lines = [f"{_RED}✗ Check failed:{_RESET} {first}", *rest]
         return lines + self.learner_frames[: max(0, 3 - len(lines))]
-
-
-def fail(message: str, *keys: str, frames: list[str] | None = None) -> CheckFailed:
-    return CheckFailed(message, frames, keys)
-
-
-def passed(message: str) -> None:
-    print(f"✓ {message}")
 
 
 @dataclass(frozen=True)
@@ -169,21 +149,23 @@ def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
 
 
 def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
-                mistakes: Sequence[Mistake] = (), code: Any = None) -> Any:
+                mistakes: Sequence[Mistake] = (), code: Any = None, keep: Mapping | None = None,
+                allow: Sequence[str] = (), g: str = "", warned: list | None = None) -> Any:
     """`answer(*args)`, or a `CheckFailed`: `what` (the answer's name) raised its error's
     first sentence, the learner's line, and the diagnosis that fits (the check's `mistakes`,
     a ``"name:<name>"`` one for a NameError, then `SHARED`; `seen` tests `code`, the answer,
     when `answer` is the check's wrapper). `hint`, how the answer is called, is given only
-    when calling the answer itself failed."""
+    when calling the answer itself failed. `keep` ({name: object}) must be left as it was
+    but for the paths `allow`ed (`expect_unchanged`); `warned` gets the warnings."""
     expect_callable(answer, what)
     try:
         inspect.signature(answer).bind(*args)
     except TypeError as e:
-        raise fail(f"{what} cannot be called this way: {e}"
-                   + (f"\nHint: {hint}" if hint else ""), *(["call"] if hint else [])) from None
+        raise CheckFailed(f"{what} cannot be called this way: {e}" + (
+            f"\nHint: {hint}" if hint else ""), *(["call"] if hint else [])) from None
     except ValueError:  # no signature to read (a builtin): just call it
         pass
-    error = None
+    error, before = None, snapshot(**keep) if keep else None
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         try:
@@ -192,7 +174,10 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
             error = e
     for w in seen:   # passed on, for exercise_check to judge
         warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    (warned if warned is not None else []).extend(seen)
     if error is None:
+        if before is not None:
+            expect_unchanged(before, what, allow, g=g)
         return result
     shared = {m.key: m for m in SHARED}
     table = {m.key: m if m.raises or m.key not in shared else
@@ -206,7 +191,7 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
         found = ("call", f"Hint: {hint}")     # the call of the answer itself failed
     said = f"{type(error).__name__}: {_first_sentence(str(error))}"
     raise CheckFailed(f"{what} raised {said}" + (f"\n{found[1]}" if found else ""),
-                      _learner_line(own), [found[0]] if found else []) from error
+                      *(found or ())[:1], frames=_learner_line(own)) from error
 
 
 def _first_sentence(text: str, limit: int = 200) -> str:
@@ -224,9 +209,7 @@ def _first_sentence(text: str, limit: int = 200) -> str:
 
 def _cell_name(filename: str) -> str | None:
     """'Cell In[12]' when `filename` is a notebook cell of this IPython kernel."""
-    ip = sys.modules.get("IPython")
-    shell = ip.get_ipython() if ip is not None else None
-    name = getattr(getattr(shell, "compile", None), "format_code_name", lambda _: None)(filename)
+    name = getattr(getattr(_shell(), "compile", None), "format_code_name", lambda _: None)(filename)
     return " ".join(name) if name else None
 
 
@@ -256,9 +239,9 @@ _HARMLESS = ("Converting a tensor with requires_grad=True to a scalar",)
 
 
 def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Make `func` a check that never crashes: every error becomes a `CheckFailed`, warnings
-    are caught (the first that matters is a one-line failure's second line), and
-    `details=True` in the learner's call shows a failed comparison's whole table."""
+    """Make `func` a check that prints "✓ " and what it returns, and never crashes: every error
+    becomes a `CheckFailed`, warnings are caught (the first that matters is a one-line
+    failure's second line), and `details=True` shows a failed comparison's whole table."""
 
     @functools.wraps(func)
     def check(*answers: Any, details: bool = False) -> None:
@@ -267,19 +250,18 @@ def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always")
                 try:
-                    func(*answers)
+                    message = func(*answers)
                 except CheckFailed as e:
-                    raise CheckFailed(_with_warning(str(e), seen), e.learner_frames,
-                                      e.diagnoses) from None
-                except AssertionError as e:
-                    raise CheckFailed(_with_warning(str(e) or f"{func.__name__} failed",
-                                                    seen)) from None
+                    raise CheckFailed(_with_warning(str(e), seen), *e.diagnoses,
+                                      frames=e.learner_frames) from None
                 except Exception as e:  # noqa: BLE001 -- the check's own trouble, in words
                     raise CheckFailed(
                         f"the check could not use your answer: working on it raised "
                         f"{type(e).__name__}: {_first_sentence(str(e))}") from e
         finally:
             _DETAILS.reset(token)
+        if message is not None:
+            print(f"✓ {message}")
 
     return check
 
@@ -380,7 +362,7 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
         expect_close(got, right(case), what(case, got), named)
     raise CheckFailed("\n".join([what(case, got)] + [
         "Your result is what you get if " + ", or if ".join(m.says for m in named) + "."
-    ] * bool(named)), None, [m.key for m in named])
+    ] * bool(named)), *[m.key for m in named])
 
 
 def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor], what: str,
@@ -415,7 +397,7 @@ def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tenso
                      + ("" if _DETAILS.get() else " (details=True shows every tensor)"))
     if _DETAILS.get():
         lines.append(str(cmp))
-    raise CheckFailed("\n".join(lines), None, [m.key for m in named])
+    raise CheckFailed("\n".join(lines), *[m.key for m in named])
 
 
 # -- the answer's code ---------------------------------------------------------------------
@@ -554,9 +536,8 @@ def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) ->
                     f"changed {path} in place; it should only read it (use out-of-place "
                     f"ops, e.g. x * y instead of x.mul_(y))")
         if t.requires_grad != requires_grad:
-            return (f"switched {'on' if t.requires_grad else 'off'} {path}.requires_grad; "
-                    f"leave it as it was (for autograd, work on a copy: "
-                    f"x.detach().requires_grad_())")
+            return (f"switched {'on' if t.requires_grad else 'off'} {path}.requires_grad; leave it "
+                    "as it was (for autograd, work on a copy: x.detach().requires_grad_())")
         new_grad = is_[4]
         same = old_grad is new_grad is None or (
             old_grad is not None and new_grad is not None and old_grad.shape == new_grad.shape
@@ -586,8 +567,7 @@ def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) ->
 def expect_callable(answer: Any, what: str) -> None:
     """`answer` is a function or a class, or a `CheckFailed` saying what it is instead."""
     if not callable(answer):
-        raise CheckFailed(f"{what} should be a function or a class, but it is "
-                          f"{describe(answer)}")
+        raise CheckFailed(f"{what} should be a function or a class, but it is {describe(answer)}")
 
 
 def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -> torch.Tensor:
@@ -597,19 +577,6 @@ def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -
     if shape is not None and tuple(value.shape) != tuple(shape):
         raise CheckFailed(f"{what} has shape {tuple(value.shape)}, expected {tuple(shape)}")
     return value
-
-
-def expect_int(value: Any, what: str) -> int:
-    """`value` as an int: a Python or NumPy integer, or a 0-d integer tensor; not a bool."""
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and not value.is_floating_point() \
-            and value.dtype != torch.bool:
-        return int(value.item())
-    if isinstance(value, numbers.Integral) and not _is_bool(value):
-        return int(value)
-    if isinstance(value, numbers.Real) and not _is_bool(value) and float(value).is_integer():
-        raise CheckFailed(f"{what} should be a whole number of type int, but it is "
-                          f"{describe(value)}: convert it with int(...)")
-    raise CheckFailed(f"{what} should be an int, but it is {describe(value)}")
 
 
 def _is_bool(value: Any) -> bool:

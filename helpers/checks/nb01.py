@@ -19,12 +19,8 @@ from helpers.checks import (
     code_uses,
     dtype_name,
     exercise_check,
-    expect_unchanged,
-    fail,
     judge,
-    passed,
     read_g,
-    snapshot,
 )
 from helpers.compare import compare
 from helpers.numerical import numerical_grads
@@ -41,38 +37,30 @@ def _grad_of(t: torch.Tensor, who: str, returned: Any, name: str, all_g: str) ->
     if not isinstance(getattr(t, "g", None), torch.Tensor) and gave:
         names = all_g.replace(" and ", ", ").split(", ")
         one = isinstance(returned, torch.Tensor)
-        raise fail(f"{who} returned {'a tensor' if one else 'tensors'} but did not set "
-                   f"{name}.g\nThe backward functions of this notebook store "
-                   f"{'each gradient' if len(names) > 1 else 'the gradient'}: "
-                   + ", ".join(f"{x} = ..." for x in names), "returned")
+        raise CheckFailed(f"{who} returned {'a tensor' if one else 'tensors'} but did not set "
+                          f"{name}.g\nThe backward functions of this notebook store "
+                          f"{'each gradient' if len(names) > 1 else 'the gradient'}: "
+                          + ", ".join(f"{x} = ..." for x in names), "returned")
     g, n = getattr(t, "g", None), t.shape[0]
     if isinstance(g, torch.Tensor) and t.dim() == 2 and t.shape[1] == 1:
         if tuple(g.shape) == (n, n) and n > 1:
-            raise fail(f"inp.g has shape {(n, n)}, but a gradient has the shape of its tensor: "
-                       f"{(n, 1)}\nThat is the (N, 1) - (N,) broadcast of section 1: "
-                       f"squeeze(-1) the prediction before subtracting targ.", "broadcast")
+            raise CheckFailed(f"inp.g has shape {(n, n)}, but a gradient has the shape of its "
+                              f"tensor: {(n, 1)}\nThat is the (N, 1) - (N,) broadcast of "
+                              f"section 1: squeeze(-1) the prediction before subtracting targ.",
+                              "broadcast")
         if tuple(g.shape) == (n,):
-            raise fail(f"inp.g has shape {(n,)}, but a gradient has the shape of its tensor: "
-                       f"{(n, 1)}; put the column back with unsqueeze(-1).", "column")
+            raise CheckFailed(f"inp.g has shape {(n,)}, but a gradient has the shape of its "
+                              f"tensor: {(n, 1)}; put the column back with unsqueeze(-1).",
+                              "column")
     return read_g(t, name, who)
-
-
-def _adds_to_g(answer: Any) -> bool:
-    """True when the answer's own code has `x.g += ...`."""
-    return code_uses(answer, attr="g", op="STORE_ATTR") and (
-        code_uses(answer, op="INPLACE_ADD") or code_uses(answer, op="BINARY_OP:+="))
 
 
 def _g_mistakes(no_g: str, adds: str) -> list[Mistake]:
     """A `.g` read before anything set it: with `x.g += ...` in the answer, or another."""
-    return [Mistake("g_add", adds, raises=(AttributeError, "attribute 'g'"), seen=_adds_to_g),
+    return [Mistake("g_add", adds, raises=(AttributeError, "attribute 'g'"),
+                    seen=lambda a: code_uses(a, attr="g", op="STORE_ATTR") and (code_uses(
+                        a, op="INPLACE_ADD") or code_uses(a, op="BINARY_OP:+="))),
             Mistake("g_missing", no_g, raises=(AttributeError, "attribute 'g'"))]
-
-
-def _numbers(answer: Any) -> set[float]:
-    """The numbers written in the answer's code, but 0 and +-1 (a size typed in, a factor)."""
-    return {float(c) for c in getattr(getattr(answer, "__code__", None), "co_consts", ())
-            if isinstance(c, (int, float)) and not isinstance(c, bool) and c not in (0, 1, -1)}
 
 
 # -- Exercise 1 -------------------------------------------------------------------------------
@@ -90,10 +78,8 @@ def _sources(g: torch.Generator) -> dict[str, torch.Tensor]:
 # judges by `is`, on tensors of its own.
 EXPRESSIONS = [
     ("w.t()", "a new tensor object, a view of w's numbers with the axes swapped"),
-    ("w.view(8, 16)", "a view is a new tensor object sharing w's numbers, even with w's own "
-                      "shape"),
-    ("w.to(torch.float32)", "w is already float32, so there is nothing to do: it returns w "
-                            "itself"),
+    ("w.view(8, 16)", "a view is a new tensor object sharing w's numbers, even with w's own shape"),
+    ("w.to(torch.float32)", "w is already float32, so there is nothing to do: it returns w itself"),
     ("w.requires_grad_()", "a method ending in _ works in place and returns its tensor itself"),
     ("w + 0", "arithmetic makes a new tensor, even when the numbers come out the same"),
     ("w64.float()", "w64 is float64, so it converts: a new float32 tensor"),
@@ -135,7 +121,7 @@ def _prediction(value: Any, expr: str) -> bool:
 
 
 @exercise_check
-def check_same_object(answer: Mapping) -> None:
+def check_same_object(answer: Mapping) -> str:
     """Exercise 1: is each expression's result the tensor it starts from (with its `.g`)? A
     mapping from each of `EXPRESSIONS` (spaced as you like) to a bool; judged by `is`."""
     g = torch.Generator().manual_seed(7)
@@ -157,14 +143,12 @@ def check_same_object(answer: Mapping) -> None:
         raise CheckFailed(f"your dict has no entry for {', '.join(missing)}\n"
                           + ("The exercise's float32 tensor is w, not section 4's w1: copy "
                              "the keys from the template" if as_w1 else
-                             "Copy the keys from the template: each expression as written "
-                             "there"))
+                             "Copy the keys from the template: each expression as written there"))
     said = {expr: _prediction(given[_key(expr)], expr) for expr, _ in EXPRESSIONS}
     wrong = [(expr, why) for expr, why in EXPRESSIONS if said[expr] != truth[expr]]
     if not wrong:
-        passed(f"all {len(EXPRESSIONS)} predictions are right: only the tensor itself "
-               f"carries its .g")
-        return
+        return (f"all {len(EXPRESSIONS)} predictions are right: only the tensor itself "
+                f"carries its .g")
     lines = [f"{len(wrong)} of {len(EXPRESSIONS)} predictions "
              f"{'is' if len(wrong) == 1 else 'are'} wrong: {', '.join(e for e, _ in wrong)}"]
     caller = sys._getframe(2).f_code   # the learner's cell (past exercise_check's wrapper)
@@ -173,7 +157,7 @@ def check_same_object(answer: Mapping) -> None:
     if len(wrong) > 2 and not named:   # three lines at most: then the way to find out
         lines[2] = ("For the others, test each one with `is`, as section 4 does: a result "
                     "has .g only if it is the tensor itself")
-    raise CheckFailed("\n".join(lines[:3]), None, [m.key for m in named])
+    raise CheckFailed("\n".join(lines[:3]), *[m.key for m in named])
 
 
 # -- Exercise 2 -------------------------------------------------------------------------------
@@ -237,25 +221,24 @@ def _linear_case(i: int, n: int, n_in: int, n_out: int, dtype: torch.dtype, g):
 
 def _linear_trial(linear_grad, c) -> dict[str, torch.Tensor]:
     who = "your linear_grad"
-    before = snapshot(inp=c.inp, out=c.out, w=c.w, b=c.b)
     shapes = Mistake("shapes", f"Here inp is {tuple(c.inp.shape)}, w {tuple(c.w.shape)}, out "
                      f"and out.g {tuple(c.out.shape)}: each gradient has the shape of its "
                      f"tensor", raises=(RuntimeError, "cannot be multiplied"))
     returned = call_answer(linear_grad, c.inp, c.out, c.w, c.b, what=who, mistakes=[
         *LINEAR, shapes], hint="it is called as linear_grad(inp, out, w, b), with out.g set; "
-                               "it should set inp.g, w.g and b.g")
-    expect_unchanged(before, who, allow=("inp.g", "w.g", "b.g"))
+                               "it should set inp.g, w.g and b.g",
+        keep=dict(inp=c.inp, out=c.out, w=c.w, b=c.b), allow=("inp.g", "w.g", "b.g"))
     if not hasattr(c.w, "g") and "lin_grad" in getattr(
             getattr(linear_grad, "__code__", None), "co_names", ()):
-        raise fail(f"{who} did not set w.g to a tensor\nSection 3's lin_grad sets the .g of "
-                   f"the tensor you pass it, and w.t() is a new view object, not w (section 4)",
-                   "lin_grad_view")
+        raise CheckFailed(f"{who} did not set w.g to a tensor\nSection 3's lin_grad sets the .g "
+                          f"of the tensor you pass it, and w.t() is a new view object, not w "
+                          f"(section 4)", "lin_grad_view")
     return {f"{k}.g": _grad_of(getattr(c, k), who, returned, k, "inp.g, w.g and b.g")
             for k in ("inp", "w", "b")}
 
 
 @exercise_check
-def check_linear_grad(linear_grad) -> None:
+def check_linear_grad(linear_grad) -> str:
     """Exercise 2: `linear_grad(inp, out, w, b)` sets `inp.g`, `w.g` and `b.g` for nn.Linear's
     layer, `out = inp @ w.t() + b`: on a square w, 3 -> 5 in float32, one row."""
     g = torch.Generator().manual_seed(4)
@@ -267,7 +250,7 @@ def check_linear_grad(linear_grad) -> None:
                      f"{', square' if c.w.shape[0] == c.w.shape[1] else ''}; {c.n} "
                      f"row{'s' if c.n > 1 else ''}; {dtype_name(c.dtype)})"),
           LINEAR, linear_grad)
-    passed(f"linear_grad matches autograd on {len(LINEAR_CASES)} layers and leaves inp, out, "
+    return (f"linear_grad matches autograd on {len(LINEAR_CASES)} layers and leaves inp, out, "
            f"w and b alone")
 
 
@@ -307,8 +290,7 @@ MAE = [
             gives=lambda c: {"inp": (c.p - c.t).sign().sum(1, keepdim=True) / c.n}),
     *(Mistake(f"name:{n}", f"{n} is not defined inside your function: the number of rows is "
               f"inp.shape[0] (or len(targ))") for n in ("N", "n")),
-    Mistake("name:sign", "There is no plain sign function here: write torch.sign(u) or "
-            "u.sign()"),
+    Mistake("name:sign", "There is no plain sign function here: write torch.sign(u) or u.sign()"),
     *_g_mistakes("No tensor has a .g when the check calls mae_grad(inp, targ): the loss is the "
                  "last layer, nothing flows into it; set inp.g",
                  "inp.g does not exist until your code sets it: create it with inp.g = ..., "
@@ -317,8 +299,11 @@ MAE = [
 
 
 def _written_in(answer) -> list[Mistake]:
-    """A number written in the answer's code, as a size or as a factor."""
-    return [m for k in _numbers(answer) for m in (
+    """A number written in the answer's code (but 0 and +-1), as a size or as a factor."""
+    return [m for k in {float(c) for c in getattr(getattr(answer, "__code__", None),
+                                                  "co_consts", ())
+                        if isinstance(c, (int, float)) and not isinstance(c, bool)
+                        and c not in (0, 1, -1)} for m in (
         Mistake(f"fixed:{k:g}", f"you divided by {k:g}, a fixed number, where N = "
                 f"inp.shape[0] changes from batch to batch",
                 gives=lambda c, k=k: {"inp": c.d.sign() / k}),
@@ -328,11 +313,10 @@ def _written_in(answer) -> list[Mistake]:
 
 def _mae_trial(mae_grad, c) -> dict[str, torch.Tensor]:
     who = "your mae_grad"
-    before = snapshot(inp=c.inp, targ=c.targ)
     returned = call_answer(mae_grad, c.inp, c.targ, what=who, mistakes=MAE,
                            hint="it is called as mae_grad(inp, targ), inp of shape (N, 1) "
-                                "and targ of shape (N,); it should set inp.g")
-    expect_unchanged(before, who, allow=("inp.g",))
+                                "and targ of shape (N,); it should set inp.g",
+                           keep=dict(inp=c.inp, targ=c.targ), allow=("inp.g",))
     return {"inp": _grad_of(c.inp, who, returned, "inp", "inp.g")}
 
 
@@ -346,12 +330,12 @@ def _entries(c, got) -> str:
 
 
 @exercise_check
-def check_mae_grad(mae_grad) -> None:
+def check_mae_grad(mae_grad) -> str:
     """Exercise 3: `mae_grad(inp, targ)` sets `inp.g` for mean(|inp - targ|): against finite
     differences on 10, 6 and 1 rows, no target within a nudge of its prediction."""
     g = torch.Generator().manual_seed(5)
     cases = [_mae_case(i, n, dtype, g) for i, (n, dtype) in enumerate(MAE_CASES, 1)]
     judge(cases, lambda c: _mae_trial(mae_grad, c), lambda c: {"inp": c.ref},
           lambda c, got: _entries(c, got), [*MAE, *_written_in(mae_grad)], mae_grad)
-    passed(f"mae_grad matches finite differences on {len(MAE_CASES)} batches, "
+    return (f"mae_grad matches finite differences on {len(MAE_CASES)} batches, "
            f"leaves inp and targ alone")

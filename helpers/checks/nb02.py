@@ -5,6 +5,8 @@ Exercise 1's `chain_ok` on by hand."""
 
 from __future__ import annotations
 
+import numbers
+
 import torch
 
 from helpers.checks import (
@@ -12,17 +14,15 @@ from helpers.checks import (
     Mistake,
     call_answer,
     code_uses,
+    describe,
     dtype_name,
     exercise_check,
     expect_callable,
     expect_close,
-    expect_int,
     expect_tensor,
     expect_unchanged,
-    fail,
     judge,
     matching,
-    passed,
     read_g,
     snapshot,
 )
@@ -200,29 +200,27 @@ def _as_bool(got):
 
 def _chain_trial(chain_ok, seed, case):
     model = _chain(*case, seed)
-    before = snapshot(model=model)
     got = call_answer(chain_ok, model, what="your chain_ok", mistakes=CHAIN,
-                      hint="it is called as chain_ok(model), with one argument")
-    expect_unchanged(before, "your chain_ok",
-                     g="chain_ok should only look, not run model.backward(), which writes .g")
+                      hint="it is called as chain_ok(model), with one argument", keep=dict(
+                          model=model), g="chain_ok should only look, not run model.backward(), "
+                                          "which writes .g")
     return _as_bool(got)
 
 
 @exercise_check
-def check_chain_ok(chain_ok) -> None:
+def check_chain_ok(chain_ok) -> str:
     """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones: nine
     models run forward, three whole, six with a link broken by a copy or a view."""
     expect_callable(chain_ok, "chain_ok")
     got = [_chain_trial(chain_ok, seed, case) for seed, case in enumerate(_CHAINS)]
     wrong = [(g, case) for g, case in zip(got, _CHAINS) if g is not (case[1] is None)]
     if not wrong:
-        passed(f"chain_ok: all {len(_CHAINS)} chains judged right")
-        return
+        return f"chain_ok: all {len(_CHAINS)} chains judged right"
     named = matching(CHAIN, _CHAINS, got, chain_ok)
     second = ("All nine verdicts fit this mistake: " + "; or ".join(m.says for m in named)
               if named else f"It judged {len(wrong)} of the {len(_CHAINS)} chains wrong.")
     raise CheckFailed(f"chain_ok returned {wrong[0][0]} for {_describe_chain(*wrong[0][1])}"
-                      f"\n{second}", None, [m.key for m in named])
+                      f"\n{second}", *[m.key for m in named])
 
 
 # -- Exercise 2 -----------------------------------------------------------------------------
@@ -312,12 +310,10 @@ def _new_mul(Mul):
 
 def _mul_forward(layer, a, b):
     """The layer's output on (a, b), a tensor of a's shape and dtype."""
-    before = snapshot(a=a, b=b)
     out = call_answer(layer, a, b, what="your Mul's forward pass",
                       hint="a layer with two inputs is called as layer(a, b); Module.__call__ "
                            "calls self.forward(a, b), stores what it returns as self.out and "
-                           "returns it")
-    expect_unchanged(before, "your Mul's forward pass", allow=("a.g", "b.g"))
+                           "returns it", keep=dict(a=a, b=b), allow=("a.g", "b.g"))
     if out is None and "__call__" in vars(type(layer)):
         raise CheckFailed("your Mul's __call__ returned None: return what "
                           "super().__call__(a, b) returns, the output it stored")
@@ -351,9 +347,8 @@ def _mul_trial(Mul, case) -> dict[str, torch.Tensor]:
     layer = _new_mul(Mul)
     out = _mul_forward(layer, a, b)
     if getattr(layer, "out", None) is not out:
-        raise CheckFailed("your Mul returned another object than its self.out, so the next "
-                          "layer's .g never reaches its backward: subclass Module, write "
-                          "forward and bwd")
+        raise CheckFailed("your Mul returned another object than its self.out, so the next layer's "
+                          ".g never reaches its backward: subclass Module, write forward and bwd")
     out.g = up
     before = snapshot(out=out, a=a, b=b)
     _mul_backward(layer)
@@ -389,10 +384,10 @@ def _mul_network(Mul, seed, full=False):
     _mul_backward(square)
     g = read_g(h, "h", "your Mul's backward")
     if torch.finfo(g.dtype).eps > torch.finfo(h.dtype).eps:
-        raise fail(f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)}, h being "
-                   f"{dtype_name(h)}: the Lin before it cannot multiply mixed dtypes.\n"
-                   f"torch.zeros_like(a) keeps a's dtype; torch.zeros(a.shape) is float32",
-                   "zeros_dtype")
+        raise CheckFailed(f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)}, h being "
+                          f"{dtype_name(h)}: the Lin before it cannot multiply mixed dtypes.\n"
+                          f"torch.zeros_like(a) keeps a's dtype; torch.zeros(a.shape) is float32",
+                          "zeros_dtype")
     lin1.backward()
     return {"h.g": g} if not full else {n: read_g(t, n, "the backward pass") for n, t in (
         ("inp", inp), ("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2))}
@@ -419,28 +414,23 @@ def _mul_what(case, _):
     return f"for Mul()(a, b) on {_PAIRS[case[3]]}, a.g should be out.g * b and b.g out.g * a"
 
 
-def _mul_forward_trial(Mul, case):
-    a, b, _ = _pair(*case)
-    return {"a * b": _mul_forward(_new_mul(Mul), a, b)}
-
-
 @exercise_check
-def check_mul(Mul) -> None:
+def check_mul(Mul) -> str:
     """Exercise 2: a layer class `Mul` with two inputs, `a * b`, whose shares add up: six
     pairs (two tensors; one twice; a view; a copy; stale `.g`s), then h feeding two Muls."""
     if not isinstance(Mul, type):
         raise CheckFailed("pass the class itself, check_mul(Mul), not an instance or a "
                           f"function (got {'None' if Mul is None else 'a ' + type(Mul).__name__})")
     pairs = [c for c in _MUL_CASES if c[1]]
-    judge(pairs, lambda c: _mul_forward_trial(Mul, c), lambda c: _product(c, torch.mul),
+    judge(pairs, lambda c: {"a * b": _mul_forward(_new_mul(Mul), *_pair(*c)[:2])},
+          lambda c: _product(c, torch.mul),
           lambda c, _: "your Mul's forward pass should return a * b", MUL_FORWARD, Mul)
     judge(_MUL_CASES, lambda c: _mul_trial(Mul, c), lambda c: _mul_trial(_Mul, c), _mul_what,
           MUL, Mul)
     seed = _MUL_CASES[-1][0]
     expect_close(_mul_network(Mul, seed, full=True), _network_grads(seed),
                  f"{_NETWORK}, the gradients")
-    passed(f"Mul: right on {len(pairs)} pairs, Mul()(x, x) included, and where h feeds two "
-           "Muls")
+    return (f"Mul: right on {len(pairs)} pairs, Mul()(x, x) included, and where h feeds two Muls")
 
 
 # -- Exercise 3 -----------------------------------------------------------------------------
@@ -470,32 +460,36 @@ def _mnist_bytes(n: int) -> int:
 
 
 @exercise_check
-def check_outer_bytes(outer_bytes, max_rows) -> None:
+def check_outer_bytes(outer_bytes, max_rows) -> str:
     """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` in four dtypes, and `max_rows`, an int,
     the largest N whose 784 -> 50 float32 temporary fits in 10**9 bytes."""
     def trial(c):
         args = c if c[3] else c[:3]
         return call_answer(outer_bytes, *args, what=f"outer_bytes{_args(c)}", hint=(
             "it is called as outer_bytes(N, n_in, n_out, dtype) and returns a number" if c[3]
-            else "it is called without dtype here, so dtype needs a default: "
-                 "dtype=torch.float32"))
+            else "it is called without dtype here, so dtype needs a default: dtype=torch.float32"))
 
     judge(_BYTES_CASES, trial, lambda c: _bytes(*c), lambda c, got: (
         f"outer_bytes{_args(c)} returned {got!r}, not {_bytes(*c):,} bytes"), BYTES, outer_bytes)
+    if isinstance(max_rows, torch.Tensor) and max_rows.numel() == 1:
+        max_rows = max_rows.item()
     if isinstance(max_rows, float):
         raise CheckFailed(
             f"max_rows is the float {max_rows!r}, not an int: arithmetic with a float (1e9 is "
             f"one) gives a float; use int(...), or 10**9" if max_rows.is_integer() else
             f"max_rows is {max_rows!r}, a fraction of a row, not an int: round down with "
             f"int(...), or // on ints")
-    rows = expect_int(max_rows, "max_rows, a number of rows,")
+    if not isinstance(max_rows, numbers.Integral) or type(max_rows).__name__.startswith("bool"):
+        raise CheckFailed(f"max_rows, a number of rows, should be an int, but it is "
+                          f"{describe(max_rows)}")
+    rows = int(max_rows)
     if _mnist_bytes(rows) > 1e9:
         raise CheckFailed(f"max_rows = {rows} does not fit: {_mnist_bytes(rows):,} bytes, over "
                           f"1 GB (10**9 bytes)")
     if _mnist_bytes(rows + 1) <= 1e9:
         raise CheckFailed(f"max_rows = {rows} fits, but so does {rows + 1} "
                           f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits")
-    passed(f"outer_bytes right; at most {rows} rows fit in 1 GB")
+    return f"outer_bytes right; at most {rows} rows fit in 1 GB"
 
 
 def _args(c) -> str:

@@ -20,9 +20,7 @@ from helpers.checks import (
     expect_close,
     expect_tensor,
     expect_unchanged,
-    fail,
     judge,
-    passed,
     snapshot,
 )
 from helpers.compare import compare
@@ -35,12 +33,6 @@ def _kind(value) -> str:
     bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
     return a_type(value) if not isinstance(value, type) else f"the class {value.__name__}" + (
         f", derived from {bases}" if bases else "")
-
-
-def _numbers(answer) -> list[int]:
-    """Whole numbers above 1 written in the answer's code (a number of chunks typed in)."""
-    return sorted({c for c in getattr(getattr(answer, "__code__", None), "co_consts", ())
-                   if isinstance(c, int) and not isinstance(c, bool) and c > 1})
 
 
 # ---------------------------------------------------------------- exercise 1
@@ -199,8 +191,8 @@ def _acc_grads(accumulate_grads, c):
                           "which adds into .grad")
     if missing:
         which = ("every .grad" if len(missing) == 4 else f"the .grad of {', '.join(missing)}")
-        raise fail(f"{c.say}, {which} ends as None\nDid you clear the gradients after the "
-                   "backward calls, not before them?", "after")
+        raise CheckFailed(f"{c.say}, {which} ends as None\nDid you clear the gradients after the "
+                          "backward calls, not before them?", "after")
     got = _grads(net)
     if compare(got, c.full).ok:
         _one_share_per_backward([filled.get(i, g) for i, g in enumerate(seen)],
@@ -236,31 +228,24 @@ def _one_share_per_backward(seen: list, shares: list, whole: torch.Tensor, c) ->
                               "others); split with inp.chunk(n_chunks), one backward per chunk")
 
 
-def _times(n: int) -> str:
-    return "once" if n == 1 else f"{n} times"
-
-
 @exercise_check
-def check_accumulate_grads(accumulate_grads) -> None:
-    """Exercise 1: clear the old gradients, then one `backward` per chunk.
-
-    Cases: 48 rows in 3 and 4 chunks, 50 rows in 6 (9, ..., 9, 5 rows), old gradients in
-    `.grad`. Requires one backward per chunk, each carrying its chunk's share, the full-batch
-    gradient in every `.grad`, the model, `inp` and `targ` left as they were. Leaves free how
-    the gradients are cleared and the shares scaled.
-    """
+def check_accumulate_grads(accumulate_grads) -> str:
+    """Exercise 1: one backward per chunk, each its share, after clearing the old `.grad`: 48
+    rows in 3 and 4 chunks, 50 in 6 (the last of 5); how it clears and scales is free."""
     cases = [_acc_case(*case) for case in ACCUMULATE_CASES]
     fixed = [Mistake(f"fixed:{k}", f"the number of chunks is written in ({k}): split with "
                      f"inp.chunk(n_chunks)", gives=lambda c, k=k: k)
-             for k in _numbers(accumulate_grads)]
+             for k in sorted({c for c in getattr(getattr(accumulate_grads, "__code__", None),
+                                                  "co_consts", ())
+                              if isinstance(c, int) and not isinstance(c, bool) and c > 1})]
     judge(cases, lambda c: len(_run_accumulate(accumulate_grads, c)[1]), lambda c: c.n,
           lambda c, got: (f"{c.say} expected one backward per chunk, {c.n} in all, but "
-                          f"backward reached the weights {_times(got)}"),
+                          f"backward reached the weights {'once' if got == 1 else f'{got} times'}"),
           [*ACCUMULATE_COUNT, *fixed], accumulate_grads)
     judge(cases, lambda c: _acc_grads(accumulate_grads, c), lambda c: c.full,
           lambda c, _: f"with n_chunks={c.n}, .grad is not the full-batch gradient",
           ACCUMULATE, accumulate_grads)
-    passed("each backward added one chunk's share; .grad is the full-batch gradient")
+    return "each backward added one chunk's share; .grad is the full-batch gradient"
 
 
 # ---------------------------------------------------------------- exercise 2
@@ -313,11 +298,10 @@ def _seq_case(seed, n_in, nh):
 
 
 def _build(make_sequential, c, built: list) -> nn.Sequential:
-    before = snapshot(**c.ws)
     seq = call_answer(make_sequential, *c.ws.values(), what="your make_sequential",
                       mistakes=SEQUENTIAL, hint="make_sequential(w1, b1, w2, b2) gets our "
-                      "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)")
-    expect_unchanged(before, "building the model")
+                      "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)",
+                      keep=c.ws)
     if not isinstance(seq, nn.Sequential):
         raise CheckFailed(f"make_sequential should return an nn.Sequential, not {_kind(seq)}")
     linears, params = [m for m in seq if isinstance(m, nn.Linear)], list(seq.parameters())
@@ -370,13 +354,9 @@ def _seq_trial(make_sequential, c, built: list) -> dict[str, torch.Tensor]:
 
 
 @exercise_check
-def check_sequential(make_sequential) -> None:
-    """Exercise 2: an `nn.Sequential` holding copies of our weights, in `(out, in)` layout.
-
-    Cases: 5 -> 7, 3 -> 9, 6 -> 6 (square: a missing transpose keeps the shapes), 5 -> 7 again.
-    Requires a new model each call, two `nn.Linear`, its output and gradients those of our
-    network, the tensors passed in unchanged, when built and after a step on the model.
-    """
+def check_sequential(make_sequential) -> str:
+    """Exercise 2: an `nn.Sequential` owning copies of our weights, (out, in): 5 -> 7, 3 -> 9,
+    6 -> 6 (a missing transpose keeps the shapes), 5 -> 7 again (a new model each call)."""
     cases, built, worked = [_seq_case(*case) for case in SEQUENTIAL_CASES], [], []
 
     def trial(c):
@@ -389,10 +369,11 @@ def check_sequential(make_sequential) -> None:
                 other = [f"{NOTEBOOK_SIZES}, the notebook's,"] if not worked and _works(
                     make_sequential) else []
             if other:
-                raise fail(f"your make_sequential works for w1 of shape {other[0]} but not for "
-                           f"w1 of shape {(c.n_in, c.nh)}\nAre the sizes written in? Take them "
-                           f"from the weights: (n_in, nh), n_out = w1.shape, w2.shape[1]",
-                           "sizes", frames=e.learner_frames) from None
+                raise CheckFailed(
+                    f"your make_sequential works for w1 of shape {other[0]} but not for w1 of "
+                    f"shape {(c.n_in, c.nh)}\nAre the sizes written in? Take them from the "
+                    f"weights: (n_in, nh), n_out = w1.shape, w2.shape[1]", "sizes",
+                    frames=e.learner_frames) from None
             raise
         worked.append((c.n_in, c.nh))
         return got
@@ -400,7 +381,7 @@ def check_sequential(make_sequential) -> None:
     judge(cases, trial, _network, lambda c, _: (f"{c.say} your model differs from lin -> relu "
                                                 f"-> lin with the weights passed in"),
           SEQUENTIAL, make_sequential)
-    passed("your nn.Sequential matches our network, gradients too, and owns its weights")
+    return "your nn.Sequential matches our network, gradients too, and owns its weights"
 
 
 def _works(make_sequential) -> bool:
@@ -449,11 +430,9 @@ TANH = [
 
 def _tanh_trial(TanhFn, c) -> dict[str, torch.Tensor]:
     x = c.x.clone().requires_grad_()
-    before = snapshot(x=x)
     out = call_answer(TanhFn.apply, x, what="TanhFn.apply(x)", mistakes=TANH, code=TanhFn,
                       hint="TanhFn.apply(x) calls forward(x) when TanhFn has a setup_context, "
-                           "forward(ctx, x) when it has none")
-    expect_unchanged(before, "your forward")
+                           "forward(ctx, x) when it has none", keep=dict(x=x))
     expect_tensor(out, f"what TanhFn.apply(x) returned {c.say}", tuple(x.shape))
     if out.dtype != x.dtype:
         raise CheckFailed(f"TanhFn.apply(x) returned {out.dtype} for a {c.dtype} x; tanh keeps "
@@ -462,14 +441,11 @@ def _tanh_trial(TanhFn, c) -> dict[str, torch.Tensor]:
                  f"{c.say} your forward should return torch.tanh(inp)")
     if not out.requires_grad:
         raise CheckFailed("TanhFn.apply(x) returned a tensor that does not require grad, so no "
-                          "backward can reach your backward: return the result of forward as "
-                          "it is")
+                          "backward can reach your backward: return the result of forward as it is")
     up = c.up.clone()
-    after = snapshot(out=out, out_g=up)   # backward gets up as out_g
     call_answer(lambda: out.backward(up), what="your backward", mistakes=TANH, code=TanhFn,
                 hint="backward(ctx, out_g) receives the gradient of the output and returns "
-                     "the gradient of inp")
-    expect_unchanged(after, "your backward")
+                     "the gradient of inp", keep=dict(out=out, out_g=up))  # up is its out_g
     if x.grad is None:
         raise CheckFailed("your backward returned None: return the gradient of inp")
     return {"inp": x.grad}
@@ -492,23 +468,19 @@ def _tanh_two_calls(TanhFn) -> None:
     if any(compare({n: ours[n]}, {n: swapped[n]}).ok and not compare({n: ours[n]},
                                                                       {n: ref[n]}).ok
            for n in ours):
-        raise fail("after TanhFn.apply(a) and TanhFn.apply(b), then one backward, a gradient "
-                   "was computed with the other call's output: keep what backward needs in "
-                   "ctx (ctx.save_for_backward(out)), which belongs to one call, not on the "
-                   "class or in a global", "class_state")
+        raise CheckFailed("after TanhFn.apply(a) and TanhFn.apply(b), then one backward, a "
+                          "gradient was computed with the other call's output: keep what "
+                          "backward needs in ctx (ctx.save_for_backward(out)), which belongs to "
+                          "one call, not on the class or in a global", "class_state")
     expect_close(ours, ref, "after TanhFn.apply(a) and TanhFn.apply(b), then one backward, "
                  "each input's gradient should be out_g * (1 - tanh(inp)**2) with its own "
                  "call's out_g and output")
 
 
 @exercise_check
-def check_tanh_fn(TanhFn) -> None:
-    """Exercise 3: `TanhFn`, a `torch.autograd.Function` for tanh.
-
-    Cases: (6, 4), (7,) and (2, 3, 4), float64 and float32. Requires `torch.tanh` forward,
-    `out_g * (1 - tanh**2)` backward, inputs and out_g unchanged; two calls before one
-    backward, each its own gradient; gradcheck. Leaves free what is saved and how.
-    """
+def check_tanh_fn(TanhFn) -> str:
+    """Exercise 3: `TanhFn`, a `torch.autograd.Function` for tanh: three shapes, float64 and
+    float32; two calls before one backward; gradcheck. What it saves, and how, is free."""
     if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
         raise CheckFailed("TanhFn should be a class derived from "
                           f"torch.autograd.Function, but it is {_kind(TanhFn)}")
@@ -523,4 +495,4 @@ def check_tanh_fn(TanhFn) -> None:
         what="gradcheck on your TanhFn")
     if not ok:
         raise CheckFailed("gradcheck disagrees with your backward on a float64 tensor")
-    passed("TanhFn matches torch.tanh and its gradient, and passes gradcheck")
+    return "TanhFn matches torch.tanh and its gradient, and passes gradcheck"

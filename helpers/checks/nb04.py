@@ -21,7 +21,6 @@ from helpers.checks import (
     expect_tensor,
     expect_unchanged,
     judge,
-    passed,
     snapshot,
 )
 from helpers.compare import compare
@@ -176,8 +175,7 @@ def _observe(c, got) -> str:
     scale = ((got * share).sum() / (share ** 2).sum()).item()
     if said is None and abs(scale) > 1e-6 and _close(got, scale * share):
         said = f"is use {c.i}'s share times {scale:.3g}"
-    return c.what + " " + (said or f"should be dL/dW with W held fixed in every use but use "
-                                   f"{c.i}")
+    return c.what + " " + (said or f"should be dL/dW with W held fixed in every use but use {c.i}")
 
 
 def _share_trial(share, c, changed: list):
@@ -203,13 +201,9 @@ def _share_trial(share, c, changed: list):
 
 
 @exercise_check
-def check_share(share) -> None:
-    """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW.
-
-    Cases: depths 1 to 3 and every use on two shapes, depth 260 (use numbers above Python's
-    cached ints), the model holding an old `.grad`. Requires the gradient with W held fixed
-    in every use but use i, the model, `x` and `targ` left as they were.
-    """
+def check_share(share) -> str:
+    """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW: every use at depths
+    1 to 3 on two shapes, and at depth 260 (use numbers above Python's cached ints)."""
     cases = [SimpleNamespace(shape=shape, k=k, i=i, outputs=shape[0] * shape[3],
                              what=f"your share(model, x, targ, k={k}, i={i})")
              for shape, depths, uses in [(_SMALL, (3, 2, 1), None), (_OTHER, (3, 2), None),
@@ -222,7 +216,7 @@ def check_share(share) -> None:
           lambda c: {"share": c.shares[c.i - 1]}, _observe, SHARE, share)
     if changed:
         raise changed[0]
-    passed("every use's share matches its untied copy, and the model is left as it was")
+    return "every use's share matches its untied copy, and the model is left as it was"
 
 
 # -- Exercise 2 -------------------------------------------------------------------------------
@@ -330,12 +324,9 @@ def _w3_trial(predict_w3, c):
 
 
 @exercise_check
-def check_w3(predict_w3) -> None:
-    """Exercise 2: `predict_w3(W0, g0, lr, momentum, set_to_none)`, W3 after depths 2, 0, 0.
-
-    Requires the weight torch.optim.SGD gives, for both `set_to_none`, two shapes and three
-    settings, `W0` and `g0` left as they were. Leaves free how it is computed.
-    """
+def check_w3(predict_w3) -> str:
+    """Exercise 2: `predict_w3(W0, g0, lr, momentum, set_to_none)`, torch.optim.SGD's W3 after
+    depths 2, 0, 0: both `set_to_none`, two shapes, three settings."""
     cases = []
     for shape, lr, m in _W3_CASES:
         for none in (True, False):
@@ -344,4 +335,4 @@ def check_w3(predict_w3) -> None:
                 f"your predict_w3(W0, g0, lr={lr}, momentum={m}, set_to_none={none})")))
     judge(cases, lambda c: _w3_trial(predict_w3, c), lambda c: {"predict_w3": c.w3}, _w3_what,
           W3, predict_w3)
-    passed("predict_w3 matches torch.optim.SGD, with set_to_none True and False")
+    return "predict_w3 matches torch.optim.SGD, with set_to_none True and False"

@@ -21,9 +21,7 @@ from helpers.checks import (
     expect_callable,
     expect_tensor,
     expect_unchanged,
-    fail,
     judge,
-    passed,
     snapshot,
 )
 from helpers.compare import compare
@@ -59,8 +57,7 @@ class Tape:
 
     def backward(self, loss):
         if not self.records:
-            raise RuntimeError("the tape is empty: run a forward pass first "
-                               "(backward consumes it)")
+            raise RuntimeError("the tape is empty: run a forward pass first (backward consumes it)")
         self.start(loss)
         while self.records:
             rec = self.records.pop()
@@ -369,12 +366,12 @@ def _relu_model(ReluShared, c, seen: dict) -> dict:
     except CheckFailed:
         if "low" in seen:
             low, dtype = (dtype_name(t) for t in seen["low"])
-            raise fail(f"the backward pass at depth {depth}, with your object as every ReLU, "
-                       f"failed: your backward sets inp.g {low} while inp is {dtype} (seen in "
-                       f"the calls by hand)\nThe layer before the ReLU multiplies it with "
-                       f"{dtype} weights, and a matmul refuses mixed dtypes: a gradient keeps "
-                       f"its tensor's dtype (torch.where(inp > 0, out.g, 0) does)", "dtype",
-                       ) from None
+            raise CheckFailed(
+                f"the backward pass at depth {depth}, with your object as every ReLU, failed: "
+                f"your backward sets inp.g {low} while inp is {dtype} (seen in the calls by "
+                f"hand)\nThe layer before the ReLU multiplies it with {dtype} weights, and a "
+                f"matmul refuses mixed dtypes: a gradient keeps its tensor's dtype "
+                f"(torch.where(inp > 0, out.g, 0) does)", "dtype") from None
         raise
     expect_unchanged(before, "the pass with your object", allow=("*.g",))
     return _grads(x, params, f"backward at depth {depth}")
@@ -382,13 +379,6 @@ def _relu_model(ReluShared, c, seen: dict) -> dict:
 
 def _relu_trial(ReluShared, c, seen: dict) -> dict:
     return _hand(ReluShared, seen) if c == "hand" else _relu_model(ReluShared, c, seen)
-
-
-def _relu_right(c):
-    if c == "hand":
-        return _hand(_ReluShared, {})
-    seed, (n, n_in, nh), depth = c
-    return _reference(_dynamicnet(depth), *_problem(seed, n, n_in, nh))
 
 
 def _relu_what(c, got):
@@ -408,11 +398,9 @@ def _relu_what(c, got):
 
 
 @exercise_check
-def check_relu_shared(ReluShared) -> None:
-    """Exercise 1: one `ReluShared` object serves every ReLU use of `DynamicModel`: by hand on
-    two calls with exact zeros, then in `DynamicModel` at depths 0-3. Requires each
-    `backward()` to handle the latest call not handled yet: `torch.where(inp > 0, out.g, 0)`.
-    """
+def check_relu_shared(ReluShared) -> str:
+    """Exercise 1: one `ReluShared` object serves every ReLU use: by hand on two calls with exact
+    zeros, then in `DynamicModel` at depths 0-3."""
     expect_callable(ReluShared, "ReluShared")
     if not isinstance(ReluShared, type) and callable(getattr(ReluShared, "backward", None)):
         raise CheckFailed("you passed a ReluShared object: pass the class `ReluShared`, not an "
@@ -420,9 +408,10 @@ def check_relu_shared(ReluShared) -> None:
                           "check_relu_shared(ReluShared), without ()")
     cases = ["hand"] + [(seed, p, d) for seed, p in zip((5, 11), PROBLEMS) for d in range(4)]
     seen: dict = {}
-    judge(cases, lambda c: _relu_trial(ReluShared, c, seen), _relu_right, _relu_what, RELU,
-          ReluShared)
-    passed("one ReluShared object serves every use; gradients match autograd at depths 0-3")
+    judge(cases, lambda c: _relu_trial(ReluShared, c, seen), lambda c: _hand(_ReluShared, {})
+          if c == "hand" else _reference(_dynamicnet(c[2]), *_problem(c[0], *c[1])), _relu_what,
+          RELU, ReluShared)
+    return "one ReluShared object serves every use; gradients match autograd at depths 0-3"
 
 
 def _reaches(root, t) -> str | None:
@@ -446,8 +435,7 @@ TAPE = [
             "check passes to your function"),
     Mistake("name:inp", "`inp` is the notebook's data: use `x`, the input the check passes to "
             "your function"),
-    Mistake("name:targ", "your function returns the prediction; the check adds the loss "
-            "itself"),
+    Mistake("name:targ", "your function returns the prediction; the check adds the loss itself"),
     Mistake("op_call", "The tape's ops take the tape first: lin(tape, x, w, b), relu(tape, x), "
             "add(tape, x, y)", raises=(TypeError, r"^(lin|relu|add|mse)\(\)")),
     Mistake("record_call", "tape.record takes four arguments: the op's name, its output, the "
@@ -463,9 +451,9 @@ def _on_tape(answer, tail, c, ops, tape_class=Tape) -> dict:
     for p in params.values():
         p.g = None
     tape, x = tape_class(), inp.clone()
+    pred = call_answer(answer, tape, params, x, *tail, what=c.who, hint=c.hint, mistakes=TAPE,
+                       keep=dict(x=x, p=params), allow=("*.g",))
     before = snapshot(x=x, p=params)
-    pred = call_answer(answer, tape, params, x, *tail, what=c.who, hint=c.hint, mistakes=TAPE)
-    expect_unchanged(before, c.who, allow=("*.g",))
     if isinstance(pred, torch.Tensor) and pred.dim() == 0:
         raise CheckFailed(f"{c.who} returned a single number: it should return the prediction, "
                           f"of shape {(len(inp), 1)}; the check adds the loss itself")
@@ -491,7 +479,7 @@ def _on_tape(answer, tail, c, ops, tape_class=Tape) -> dict:
                "recorded, so no gradient flows back through it" if made else
                "Was it computed by a plain torch operation, or recorded on another Tape? "
                "Neither sends a gradient back through this tape")
-        raise CheckFailed(f"{c.differ}: {where}\n{why}\nRecord every op on the tape your "
+        raise CheckFailed(f"{c.what}: {where}\n{why}\nRecord every op on the tape your "
                           f"function is given, with {ops}")
     return ours
 
@@ -527,19 +515,6 @@ OVERWRITES = ("a tape keeps only the last share a tensor is sent (t.g = g): from
               "h_relu gets two, from the add and from the middle lin")
 
 
-def _expect_tape_class(tape_class):
-    """`tape_class` is a class whose objects have `record` and `backward`, like `Tape`."""
-    if isinstance(tape_class, type) and all(callable(getattr(tape_class, m, None))
-                                            for m in ("record", "backward")):
-        return
-    given = ("a tape object (pass the class, without ())"
-             if callable(getattr(tape_class, "record", None)) else
-             "a class without record() and backward()" if isinstance(tape_class, type) else
-             a_type(tape_class))
-    raise CheckFailed("the second argument should be a tape class, such as Tape or "
-                      f"OverwritingTape; you passed {given}")
-
-
 def _keeps_one_share(tape_class) -> bool:
     """True when a tape of `tape_class` gives b = a + a the gradient 1 instead of 2."""
     tape, a = tape_class(), torch.tensor(1.0, dtype=torch.float64)
@@ -551,36 +526,42 @@ def _keeps_one_share(tape_class) -> bool:
     return isinstance(g, torch.Tensor) and g.numel() == 1 and float(g) == 1.0
 
 
-def _case(problem, **more):
+def _case(problem, forward, **more):
+    """A case: `c.right()`, autograd's gradients of `forward`; `c.reference(f)`, of f."""
     c = SimpleNamespace(problem=problem, **more)
-    c.reference = lambda forward: _reference(forward, *_problem(*problem))
+    c.reference = lambda f: _reference(f, *_problem(*problem))
+    c.right = functools.partial(c.reference, forward)
     return c
 
 
 @exercise_check
-def check_residual(residual_dynamicnet, tape_class=Tape) -> None:
+def check_residual(residual_dynamicnet, tape_class=Tape) -> str:
     """Exercise 2: DynamicNet with residual middle blocks, on a tape of `tape_class`: the
     tape's backward against autograd at depths 0-3, on `Tape`, then on `tape_class`."""
     expect_callable(residual_dynamicnet, "residual_dynamicnet")
-    _expect_tape_class(tape_class)
+    if not (isinstance(tape_class, type) and all(callable(getattr(tape_class, m, None))
+                                                 for m in ("record", "backward"))):
+        raise CheckFailed("the second argument should be a tape class, such as Tape or "
+                          "OverwritingTape; you passed " + (
+                              "a tape object (pass the class, without ())"
+                              if callable(getattr(tape_class, "record", None)) else
+                              "a class without record() and backward()"
+                              if isinstance(tape_class, type) else a_type(tape_class)))
     name = tape_class.__name__
-    cases = [_case((seed, *p), depth=d, cls=cls, what=(
+    cases = [_case((seed, *p), _dynamicnet(d, "residual"), depth=d, cls=cls, what=(
         f"{'' if cls is Tape else f'on {name}, '}at depth {d} (batch of {p[0]}, {p[2]} hidden "
-        f"units) {'the ' if cls is Tape else ''}gradients differ from autograd's"))
+        f"units) {'the ' if cls is Tape else ''}gradients differ from autograd's"),
+        who=f"your residual_dynamicnet at depth {d}", hint="it is called as residual_dynamicnet("
+        "tape, p, x, depth), with p the dict of weights, and returns the prediction")
              for cls in ((Tape,) if tape_class is Tape else (Tape, tape_class))
              for seed, p in zip((6, 12), PROBLEMS) for d in range(4)]
-    for c in cases:
-        c.who, c.differ = f"your residual_dynamicnet at depth {c.depth}", c.what
-        c.hint = ("it is called as residual_dynamicnet(tape, p, x, depth), with p the dict of "
-                  "weights, and returns the prediction")
-        c.right = functools.partial(c.reference, _dynamicnet(c.depth, "residual"))
     tape = [Mistake("tape_class", OVERWRITES if _keeps_one_share(tape_class) else
                     f"your function is right, and {name} is not: it passed on the course's "
                     f"Tape", gives=_residual())] * (tape_class is not Tape)
     judge(cases, lambda c: _on_tape(residual_dynamicnet, (c.depth,), c, "the tape's lin, relu "
                                     "and add(tape, x, y)", c.cls),
           lambda c: c.right(), lambda c, _: c.what, [*RESIDUAL, *tape], residual_dynamicnet)
-    passed(f"residual DynamicNet on {name} matches autograd at depths 0-3")
+    return f"residual DynamicNet on {name} matches autograd at depths 0-3"
 
 
 # -- exercise 3 ---------------------------------------------------------------------------
@@ -607,7 +588,7 @@ TIED = [
 
 
 @exercise_check
-def check_tied(transpose, tied_net) -> None:
+def check_tied(transpose, tied_net) -> str:
     """Exercise 3: a `transpose` op (x.t(), its backward out.g transposed), and a net using
     w_mid twice, once transposed: on two tensors, then against autograd."""
     expect_callable(transpose, "transpose")
@@ -615,27 +596,22 @@ def check_tied(transpose, tied_net) -> None:
     gen = torch.Generator().manual_seed(3)
     for shape in ((2, 3), (4, 1)):
         _check_transpose(transpose, shape, gen)
-    cases = [_case((seed, *p), who="your tied_net", what=(
+    cases = [_case((seed, *p), _tied(), who="your tied_net", what=(
         f"the tied network's gradients (batch of {p[0]}, {p[2]} hidden units) differ from "
         f"autograd's"), hint="it is called as tied_net(tape, p, x), with p the dict of "
                              "weights, and returns the prediction")
              for seed, p in zip((7, 13), PROBLEMS)]
-    for c in cases:
-        c.differ, c.right = c.what, functools.partial(c.reference, _tied())
-    judge(cases, lambda c: _on_tape(tied_net, (), c, "your transpose(tape, x), and lin and "
-                                                     "relu"),
+    judge(cases, lambda c: _on_tape(tied_net, (), c, "your transpose(tape, x), and lin and relu"),
           lambda c: c.right(), lambda c, _: c.what, TIED, tied_net)
-    passed("transpose is right, and the tied network on the tape matches autograd")
+    return "transpose is right, and the tied network on the tape matches autograd"
 
 
 def _check_transpose(transpose, shape, gen):
     tape = Tape()
     x = torch.randn(*shape, generator=gen, dtype=torch.float64)
-    before = snapshot(x=x)
     out = call_answer(transpose, tape, x, what="your transpose", mistakes=TAPE,
                       hint="it is called as transpose(tape, x) and returns x's transpose, "
-                           "recorded on the tape")
-    expect_unchanged(before, "your transpose")
+                           "recorded on the tape", keep=dict(x=x))
     expect_tensor(out, f"transpose(tape, x) for an x of shape {shape}", shape[::-1])
     if not torch.equal(out.double(), x.t()):
         raise CheckFailed("transpose(tape, x) returned the wrong values: it should return x.t()")
@@ -644,14 +620,11 @@ def _check_transpose(transpose, shape, gen):
         raise CheckFailed("transpose should record exactly one op on the tape, with x as its "
                           "only input and the tensor it returns as its output")
     g = torch.randn(*shape[::-1], generator=gen, dtype=torch.float64)
-    upstream = snapshot(**{"out.g": g})
     sent = call_answer(rec.backward, g, what="your transpose's backward",
-                       hint="it is called with out.g and returns a tuple with one gradient, "
-                            "for x")
-    expect_unchanged(upstream, "your transpose's backward")
+                       hint="it is called with out.g and returns a tuple with one gradient, for x",
+                       keep={"out.g": g})
     if not isinstance(sent, (tuple, list)) or len(sent) != 1:
-        raise CheckFailed("transpose's backward should return a tuple with one gradient, "
-                          "(g_x,)")
+        raise CheckFailed("transpose's backward should return a tuple with one gradient, (g_x,)")
     grad = expect_tensor(sent[0], "the gradient your transpose's backward sends to x")
     if grad.shape != x.shape or not torch.allclose(grad.double(), g.t()):
         raise CheckFailed(

@@ -23,9 +23,7 @@ from helpers.checks import (
     exercise_check,
     expect_close,
     expect_unchanged,
-    fail,
     judge,
-    passed,
     snapshot,
 )
 
@@ -170,24 +168,20 @@ def _tbptt_trial(train_tbptt, c) -> dict[str, torch.Tensor]:
     right = _tbptt(c)["losses"]
     if torch.equal(w.detach(), w0) and len(losses) > 1 and torch.allclose(
             losses.double(), right.double(), rtol=1e-4, atol=1e-6):
-        raise fail(f"{what} trained a new tensor, not the W it was given: W = ... rebinds the "
-                   f"name; update W in place (W -= ... under torch.no_grad(), section 4)",
-                   "rebound")
+        raise CheckFailed(f"{what} trained a new tensor, not the W it was given: W = ... rebinds "
+                          f"the name; update W in place (W -= ... under torch.no_grad(), section "
+                          f"4)", "rebound")
     return {"losses": losses, "W": w.detach()}
 
 
 @exercise_check
-def check_tbptt(train_tbptt: Callable[..., Any]) -> None:
-    """Exercise 1: `train_tbptt(W, xs, targs, k, lr)`, truncated backprop through time.
-
-    Cases: four streams (a short last chunk, k = 1, one chunk longer than the stream).
-    Requires each chunk's summed loss, backpropagated through it only, one SGD step on W in
-    place, h carried; the losses returned; xs and targs unchanged.
-    """
+def check_tbptt(train_tbptt: Callable[..., Any]) -> str:
+    """Exercise 1: `train_tbptt(W, xs, targs, k, lr)`, truncated BPTT, on four streams (a short
+    last chunk, k = 1, one chunk longer than the stream): the losses and the trained W."""
     judge(_TBPTT_CASES, lambda c: _tbptt_trial(train_tbptt, c), _tbptt,
           lambda c, _: f"your train_tbptt(W, xs, targs, k={c[2]}, lr={c[5]}) trains "
                        f"differently", TBPTT, train_tbptt)
-    passed("every chunk trains on its own steps only, in all four streams")
+    return "every chunk trains on its own steps only, in all four streams"
 
 
 # --------------------------------------------------------------------------- exercise 2
@@ -316,16 +310,16 @@ def _broken_trial(broken_nodes, c) -> list[str]:
                                   "node names, such as 'SigmoidBackward0'")
     except CheckFailed as failure:
         if _ran_backward(failure.__cause__):
-            raise fail(f"{str(failure).splitlines()[0]}\nYour function called backward, which "
-                       f"raised this error: broken_nodes must not call backward; read each "
-                       f"node's _saved_ attributes instead", "backward",
-                       frames=failure.learner_frames) from None
+            raise CheckFailed(f"{str(failure).splitlines()[0]}\nYour function called backward, "
+                              f"which raised this error: broken_nodes must not call backward; "
+                              f"read each node's _saved_ attributes instead", "backward",
+                              frames=failure.learner_frames) from None
         raise
     finally:
         hook.remove()
     if ran:
-        raise fail(f"{c.what} ran a backward through the loss\nbroken_nodes must not call "
-                   f"backward; read each node's _saved_ attributes instead", "backward")
+        raise CheckFailed(f"{c.what} ran a backward through the loss\nbroken_nodes must not call "
+                          f"backward; read each node's _saved_ attributes instead", "backward")
     if isinstance(result, (set, frozenset)):
         raise CheckFailed(f"{c.what} returned a set; return a list, one entry per node: two "
                           f"different nodes can have the same name")
@@ -351,17 +345,13 @@ def _graph_case(i: int, label: str):
 
 
 @exercise_check
-def check_broken_nodes(broken_nodes: Callable[..., Any]) -> None:
-    """Exercise 2: `broken_nodes(loss)`, the names of the nodes a mutation broke.
-
-    Cases: seven graphs (none broken; two broken of one name; an intact one named as a
-    broken one; `loss.grad_fn` broken). Requires the `name()` of each broken node once, in
-    any order, without a backward.
-    """
+def check_broken_nodes(broken_nodes: Callable[..., Any]) -> str:
+    """Exercise 2: `broken_nodes(loss)`, the name of each node a mutation broke, once, without
+    a backward: seven graphs (`_GRAPHS`)."""
     judge([_graph_case(i, label) for i, label in enumerate(_GRAPHS)],
           lambda c: _broken_trial(broken_nodes, c), lambda c: c.right,
           lambda c, got: f"{c.what} returned {got}, expected {c.right}", BROKEN, broken_nodes)
-    passed("every broken node found, once each, in all seven graphs")
+    return "every broken node found, once each, in all seven graphs"
 
 
 # --------------------------------------------------------------------------- exercise 3
@@ -401,12 +391,10 @@ def _sgd_case(make_sgd, i, label, lr) -> None:
         for p_name, p in m.named_parameters():
             if not any(q is p for q in params.values()):
                 params[f"{m_name}.{p_name}"] = p
-    before = snapshot(**named)
     what = f"your make_sgd(modules, lr={lr}), for {label},"
-    optimizer = call_answer(make_sgd, list(modules), lr, what=what, mistakes=SGD,
+    optimizer = call_answer(make_sgd, list(modules), lr, what=what, mistakes=SGD, keep=named,
                             hint="it is called as make_sgd(modules, lr) with a list of modules, "
                                  "and returns a torch.optim.SGD")
-    expect_unchanged(before, what)
     if not isinstance(optimizer, torch.optim.SGD):
         raise CheckFailed(f"{what} should return a torch.optim.SGD, but it returned "
                           f"{a_type(optimizer)}")
@@ -420,12 +408,12 @@ def _sgd_case(make_sgd, i, label, lr) -> None:
                 ": it has the same values as another parameter, but it is another tensor "
                 "(compare tensors by identity, not by value)" if twin else ""))
         if count > 1:
-            raise fail(f"{what} holds {name} {count} times, so each step would move it "
-                       f"{count} times: list every tensor once" + (
-                           "\nYou compared .data with `is`: .data makes a new tensor at every "
-                           "access, so `p.data is q.data` is never True; compare p is q"
-                           if code_uses(make_sgd, attr="data", op="IS_OP") else ""),
-                       *["data_is"] * code_uses(make_sgd, attr="data", op="IS_OP"))
+            data_is = code_uses(make_sgd, attr="data", op="IS_OP")
+            raise CheckFailed(f"{what} holds {name} {count} times, so each step would move it "
+                              f"{count} times: list every tensor once" + (
+                                  "\nYou compared .data with `is`: .data makes a new tensor at "
+                                  "every access, so `p.data is q.data` is never True; compare p "
+                                  "is q" if data_is else ""), *["data_is"] * data_is)
     if len(held) != len(params):
         raise CheckFailed(f"{what} holds {len(held) - len(params)} tensor(s) that are not "
                           f"parameters of these modules")
@@ -449,13 +437,9 @@ def _sgd_case(make_sgd, i, label, lr) -> None:
 
 
 @exercise_check
-def check_make_sgd(make_sgd: Callable[..., Any]) -> None:
-    """Exercise 3: `make_sgd(modules, lr)`, an SGD holding every parameter once.
-
-    Cases: an embedding tied to its output layer, a layer listed three times, two layers
-    with equal weights. Requires every parameter once (by identity), lr, momentum 0.9, two
-    steps as SGD takes them, the modules left as they were.
-    """
+def check_make_sgd(make_sgd: Callable[..., Any]) -> str:
+    """Exercise 3: `make_sgd(modules, lr)`, an SGD with momentum 0.9 holding every parameter
+    once, by identity: tied, listed three times, equal values (`_SGD_CASES`); two steps."""
     for i, case in enumerate(_SGD_CASES):
         _sgd_case(make_sgd, i, *case)
-    passed("every parameter held once, and stepped once a step, in all three cases")
+    return "every parameter held once, and stepped once a step, in all three cases"
