@@ -584,9 +584,11 @@ def _is_bool(value: Any) -> bool:
 
 
 def a_type(value: Any) -> str:
-    """'None', 'an int', 'a list', ...: what kind of thing the learner gave."""
-    if value is None:
-        return "None"
+    """'None', 'an int', 'the class Tape, derived from Module': what the learner gave."""
+    if value is None or isinstance(value, type):
+        bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
+        return "None" if value is None else f"the class {value.__name__}" + (
+            f", derived from {bases}" if bases else "")
     name = type(value).__name__
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 

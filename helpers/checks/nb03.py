@@ -29,12 +29,6 @@ from helpers.data import make_weights, synthetic_regression
 __all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "small_net"]
 
 
-def _kind(value) -> str:
-    bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
-    return a_type(value) if not isinstance(value, type) else f"the class {value.__name__}" + (
-        f", derived from {bases}" if bases else "")
-
-
 # ---------------------------------------------------------------- exercise 1
 class _Model(nn.Module):
     """Notebook 03's section-4 `Model`: lin -> relu -> lin, returning the MSE loss."""
@@ -303,7 +297,7 @@ def _build(make_sequential, c, built: list) -> nn.Sequential:
                       "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)",
                       keep=c.ws)
     if not isinstance(seq, nn.Sequential):
-        raise CheckFailed(f"make_sequential should return an nn.Sequential, not {_kind(seq)}")
+        raise CheckFailed(f"make_sequential should return an nn.Sequential, not {a_type(seq)}")
     linears, params = [m for m in seq if isinstance(m, nn.Linear)], list(seq.parameters())
     if len(linears) != 2 or len(params) != 4:
         raise CheckFailed("the model should hold two nn.Linear layers (with a ReLU between "
@@ -483,7 +477,7 @@ def check_tanh_fn(TanhFn) -> str:
     float32; two calls before one backward; gradcheck. What it saves, and how, is free."""
     if not (isinstance(TanhFn, type) and issubclass(TanhFn, torch.autograd.Function)):
         raise CheckFailed("TanhFn should be a class derived from "
-                          f"torch.autograd.Function, but it is {_kind(TanhFn)}")
+                          f"torch.autograd.Function, but it is {a_type(TanhFn)}")
     judge([_tanh_case(*c) for c in TANH_CASES], lambda c: _tanh_trial(TanhFn, c),
           lambda c: {"inp": (c.u * (1 - c.t ** 2)).to(c.dtype)},
           lambda c, _: f"{c.say} your backward should return out_g * (1 - out**2)",

@@ -387,10 +387,9 @@ SGD = [
 def _sgd_case(make_sgd, i, label, lr) -> None:
     modules, named = _seeded(lambda g: _modules(i, g), 20 + i)
     params: dict[str, torch.Tensor] = {}
-    for m_name, m in named.items():
-        for p_name, p in m.named_parameters():
-            if not any(q is p for q in params.values()):
-                params[f"{m_name}.{p_name}"] = p
+    for m_name, m in named.items():   # each tensor once, under its first name
+        params |= {f"{m_name}.{n}": p for n, p in m.named_parameters()
+                   if not any(q is p for q in params.values())}
     what = f"your make_sgd(modules, lr={lr}), for {label},"
     optimizer = call_answer(make_sgd, list(modules), lr, what=what, mistakes=SGD, keep=named,
                             hint="it is called as make_sgd(modules, lr) with a list of modules, "
