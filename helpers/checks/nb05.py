@@ -190,19 +190,12 @@ def _reference(forward, inp, targ, params):
     return autograd_grads(loss_fn, {"inp": inp, **params})
 
 
-def _dynamicnet(depth, block="plain"):
-    """DynamicNet's forward at `depth`; `block` says what each middle block computes."""
-    blocks = {
-        "plain": lambda h, z: torch.relu(z),
-        "residual": lambda h, z: torch.relu(h + z),
-        "relu before the sum": lambda h, z: h + torch.relu(z),
-        "no relu": lambda h, z: h + z,
-    }
-
+def _dynamicnet(depth, residual=False):
+    """DynamicNet's forward at `depth`, plain or with residual middle blocks."""
     def forward(inp, w_in, b_in, w_mid, b_mid, w_out, b_out):
         h = torch.relu(inp @ w_in + b_in)
         for _ in range(depth):
-            h = blocks[block](h, h @ w_mid + b_mid)
+            h = torch.relu((h if residual else 0) + h @ w_mid + b_mid)
         return h @ w_out + b_out
     return forward
 
@@ -545,7 +538,7 @@ def check_residual(residual_dynamicnet, tape_class=Tape) -> str:
                               "a class without record() and backward()"
                               if isinstance(tape_class, type) else a_type(tape_class)))
     name = tape_class.__name__
-    cases = [_case((seed, *p), _dynamicnet(d, "residual"), depth=d, cls=cls, what=(
+    cases = [_case((seed, *p), _dynamicnet(d, residual=True), depth=d, cls=cls, what=(
         f"{'' if cls is Tape else f'on {name}, '}at depth {d} (batch of {p[0]}, {p[2]} hidden "
         f"units) {'the ' if cls is Tape else ''}gradients differ from autograd's"),
         who=f"your residual_dynamicnet at depth {d}", hint="it is called as residual_dynamicnet("
