@@ -57,7 +57,8 @@ class Tape:
 
     def backward(self, loss):
         if not self.records:
-            raise RuntimeError("the tape is empty: run a forward pass first (backward consumes it)")
+            raise RuntimeError("the tape is empty: run a forward pass first "
+                               "(backward consumes it)")
         self.start(loss)
         while self.records:
             rec = self.records.pop()
@@ -100,6 +101,7 @@ def add(tape, x, y):
 
 
 # -- recap of 05 §1: the lesson-8 style model --------------------------------------------
+
 class Relu:
     def __call__(self, inp):
         self.inp, self.out = inp, inp.clamp_min(0.)
