@@ -3,9 +3,11 @@
 The solutions are the code blocks inside each notebook's collapsed
 ``<details>`` cells. Beside them, per notebook:
 
-- ``tests/wrong_answers_nbNN.py``: ``WRONG = [(check, mistake, code, message), ...]``,
-  plausible wrong answers; `code` defines one and calls `check` on it, which must
-  raise an `AssertionError` whose message matches the regex `message`. And
+- ``tests/wrong_answers_nbNN.py``: ``WRONG = [(check, mistake, code, message,
+  diagnoses), ...]``, plausible wrong answers; `code` defines one and calls `check` on
+  it, which must raise an `AssertionError` whose message matches the regex `message`
+  and which names exactly the diagnoses (`Mistake` keys) in `diagnoses`: its own, and
+  no other. Every `Mistake` a check module declares is some wrong answer's. And
   ``EQUIVALENT = {(exercise, mutant label): reason}``: automatic mutants of a
   solution that are right answers too, each with the reason.
 - ``tests/valid_answers_nbNN.py``: ``VALID = [(check, how, code), ...]``, right
@@ -16,8 +18,8 @@ Every solution is also mutated automatically (`tests/test_mutants.py`, with
 `tests/mutation.py`); every mutant must be rejected or listed as equivalent.
 Every check is fed wrong types and must answer with an `AssertionError`, never
 another exception. In a real kernel a failed check shows its sentence, not its
-source (`tests/test_kernel.py`). After a restart, the Exercises section alone
-runs every solution.
+source (`tests/test_kernel.py`). Every answer runs in what its exercise's check cell
+imports, alone: after a restart, the check cell and the solution give a ✓.
 """
 
 from __future__ import annotations
@@ -27,9 +29,9 @@ import importlib
 import inspect
 import io
 import json
+import linecache
 import math
 import pathlib
-import random
 import re
 import signal
 import time
@@ -49,6 +51,7 @@ PATHS = re.compile(r"(?<![\w.])/(home|root|Users|tmp|usr|opt|var)/|site-packages
                    r"ipykernel_\d+|helpers/checks")
 PRINTS = re.compile(r"```text\n(✓ [^\n]*)\n```")
 EXAMPLE = re.compile(r"```text\n✗ Check failed: (.*?)\n```", re.S)
+CHECK_CELL = re.compile(r"^from helpers\.checks\.nb\d\d import", re.M)
 
 
 def exercises(path: pathlib.Path) -> list[tuple[int, str]]:
@@ -89,10 +92,24 @@ def check_names(module) -> list[str]:
                   if name.startswith("check_") and f.__module__ == module.__name__)
 
 
-def namespace(module) -> dict:
-    """What a solution may use: the usual imports and what the check module exports."""
-    names = {"torch": torch, "nn": torch.nn, "math": math, "random": random}
-    names.update({name: getattr(module, name) for name in module.__all__})
+def check_cells(path: pathlib.Path) -> dict[str, str]:
+    """{check name: the source of the check cell that imports it}."""
+    found = {}
+    for cell in json.loads(path.read_text())["cells"]:
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "code" and CHECK_CELL.search(text):
+            found.update({name: text for name in re.findall(r"\bcheck_\w+", text)})
+    return found
+
+
+def namespace(path: pathlib.Path, code: str) -> dict:
+    """What an answer that calls a check sees: its exercise's check cell, run alone in an
+    empty namespace (as after a kernel restart)."""
+    cells = check_cells(path)
+    called = [name for name in cells if re.search(rf"\b{name}\(", code)]
+    assert called, f"{path.name}: the code calls no check of this notebook"
+    names: dict = {}
+    exec(compile(cells[called[0]], f"{path.name} check cell", "exec"), names)
     return names
 
 
@@ -103,16 +120,17 @@ def catalogue(path: pathlib.Path, kind: str, name: str, default):
         return default  # the tests that need the file report it
 
 
-def run(code: str, module, label: str) -> BaseException | None:
+def run(code: str, path: pathlib.Path, label: str) -> BaseException | None:
     """Execute an answer (it calls its check); the exception it raised, or None."""
     def too_slow(*_):
         raise TimeoutError(f"{label} ran over {MUTANT_SECONDS} s")
     old = signal.signal(signal.SIGALRM, too_slow)
     signal.setitimer(signal.ITIMER_REAL, MUTANT_SECONDS)
+    linecache.cache[label] = (len(code), None, code.splitlines(True), label)  # as IPython does
     try:
         with contextlib.redirect_stdout(io.StringIO()), warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. the SyntaxWarning of a mutant's `is 0`
-            exec(compile(code, label, "exec"), namespace(module))
+            exec(compile(code, label, "exec"), namespace(path, code))
     except BaseException as e:  # noqa: BLE001 -- the caller judges it
         return e
     finally:
@@ -149,31 +167,51 @@ def test_solution_passes_its_check(path, number, code):
         f"{path.name} exercise {number}: the solution never calls its check"
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(code, f"{path.name} exercise {number}", "exec"), namespace(module))
+        exec(compile(code, f"{path.name} exercise {number}", "exec"), namespace(path, code))
     assert out.getvalue().startswith("✓ "), f"a passed check says so: {out.getvalue()!r}"
     shown = [text for n, text in solution_prints(path) if n == number]
     assert shown == [out.getvalue().rstrip("\n")], \
         f"the folded solution should show what it prints: {out.getvalue()!r}, not {shown}"
 
 
-@pytest.mark.parametrize(("path", "check", "mistake", "code", "message"), WRONGS,
+@pytest.mark.parametrize(("path", "check", "mistake", "code", "message", "diagnoses"), WRONGS,
                          ids=[f"{w[0].name[:2]}-{w[1]}-{w[2]}" for w in WRONGS])
-def test_wrong_answer_fails_with_a_message(path, check, mistake, code, message):
-    module = checks_module(path)
+def test_wrong_answer_fails_with_a_message(path, check, mistake, code, message, diagnoses):
     assert check in code, f"the wrong answer '{mistake}' never calls {check}"
-    e = run(code, module, f"wrong answer: {mistake}")
+    e = run(code, path, f"wrong answer: {mistake}")
     assert isinstance(e, AssertionError), f"'{mistake}' was not rejected: {e!r}"
     assert re.search(message, str(e)), f"'{mistake}': {str(e)!r} does not match {message!r}"
     assert len(str(e).splitlines()) <= 3, f"'{mistake}': over three lines:\n{e}"
     assert not PATHS.search(str(e)), f"'{mistake}': a path in the message:\n{e}"
+    named = getattr(e, "diagnoses", ())
+    assert sorted(named) == sorted(diagnoses), \
+        f"'{mistake}': its diagnoses are {sorted(diagnoses)}, the check named {sorted(named)}"
+
+
+def declared(module) -> set[str]:
+    """The keys of every `Mistake` a check module declares (in its lists and dicts)."""
+    from helpers.checks import Mistake
+    found = set()
+    for value in vars(module).values():
+        items = value.values() if isinstance(value, dict) else value \
+            if isinstance(value, (list, tuple)) else ()
+        found |= {m.key for m in items if isinstance(m, Mistake)}
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_every_declared_mistake_is_a_catalogued_answers(path):
+    """A diagnosis no wrong answer gets is untested: each has its wrong answer."""
+    named = {d for w in catalogue(path, "wrong_answers", "WRONG", []) for d in w[4]}
+    missing = sorted(declared(checks_module(path)) - named)
+    assert not missing, f"{path.name}: no catalogued wrong answer gets {missing}"
 
 
 @pytest.mark.parametrize(("path", "check", "how", "code"), VALIDS,
                          ids=[f"{v[0].name[:2]}-{v[1]}-{v[2]}" for v in VALIDS])
 def test_valid_variant_passes(path, check, how, code):
-    module = checks_module(path)
     assert check in code, f"the valid answer '{how}' never calls {check}"
-    e = run(code, module, f"valid answer: {how}")
+    e = run(code, path, f"valid answer: {how}")
     assert e is None, f"the right answer '{how}' was rejected:\n{e}"
 
 
@@ -192,7 +230,7 @@ def captured_answers(path: pathlib.Path) -> dict[str, tuple]:
     module = checks_module(path)
     calls: dict[str, tuple] = {}
     for _, code in exercises(path):
-        names = namespace(module)
+        names = namespace(path, code)
         for name in check_names(module):
             names[name] = (lambda n: lambda *args: calls.setdefault(n, args))(name)
         with contextlib.redirect_stdout(io.StringIO()):
@@ -229,12 +267,11 @@ def test_checks_answer_wrong_types_with_a_sentence(path):
 def test_checks_are_quick(path):
     """A learner waits for the checks: all of a notebook's take under a second, warm
     (the better of two runs)."""
-    module = checks_module(path)
     best = math.inf
     for _ in range(2):                      # the first run warms up
         start = time.perf_counter()
         for _, code in exercises(path):
-            assert run(code, module, "solution") is None
+            assert run(code, path, "solution") is None
         best = min(best, time.perf_counter() - start)
     assert best < 1.0, f"{path.name}: the checks take {best:.2f} s"
 
@@ -256,35 +293,61 @@ def exercises_section(path: pathlib.Path) -> list[tuple[str, str]]:
     return steps
 
 
+def quietly(code: str, names: dict, label: str) -> str:
+    """Run `code` in `names`; what it printed (a warning fails the test)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        exec(compile(code, label, "exec"), names)
+    assert not seen, f"{label} warned: {seen[0].message}"
+    return out.getvalue()
+
+
+@pytest.mark.parametrize(("path", "number", "code"), SOLUTIONS,
+                         ids=[f"{p.name[:2]}-ex{n}" for p, n, _ in SOLUTIONS])
+def test_each_check_cell_alone_runs_its_solution(path, number, code):
+    """After a restart: the exercise's check cell alone, in an empty namespace, then the
+    solution, which prints its ✓ and nothing else; the check cell prints nothing."""
+    cells = check_cells(path)
+    cell = next(cells[n] for n in cells if re.search(rf"\b{n}\(", code))
+    names: dict = {}
+    assert not quietly(cell, names, f"{path.name} check cell"), "a check cell printed"
+    said = quietly(code, names, f"{path.name} exercise {number}")
+    assert said.startswith("✓ ") and said.count("\n") == 1, f"{path.name}: {said!r}"
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_the_exercises_run_after_a_restart(path):
-    """Only the Exercises section, in an empty namespace: every solution prints its ✓,
-    nothing else is printed, nothing warns."""
+    """The whole Exercises section in order, in one empty namespace, with the solutions run
+    where they are: every solution prints its ✓, nothing else is printed, nothing warns."""
     names: dict = {}
     steps = exercises_section(path)
     assert steps, f"{path.name}: no Exercises section"
     for kind, code in steps:
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out), warnings.catch_warnings(record=True) as seen:
-            warnings.simplefilter("always")
-            exec(compile(code, f"{path.name} {kind}", "exec"), names)
-        assert not seen, f"{path.name}: a {kind} warned: {seen[0].message}"
+        said = quietly(code, names, f"{path.name} {kind}")
         if kind == "solution":
-            assert out.getvalue().startswith("✓ ") and out.getvalue().count("\n") == 1, \
-                f"{path.name}: {out.getvalue()!r}"
+            assert said.startswith("✓ ") and said.count("\n") == 1, f"{path.name}: {said!r}"
         else:
-            assert not out.getvalue(), f"{path.name}: a check cell printed {out.getvalue()!r}"
+            assert not said, f"{path.name}: a check cell printed {said!r}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
-def test_the_exercises_intro_shows_a_real_failure(path):
-    """The intro's "✗ Check failed: ..." example is what a catalogued wrong answer gets."""
-    intro = next(("".join(c["source"]) for c in json.loads(path.read_text())["cells"]
-                  if re.search(r"^## Exercises", "".join(c["source"]), re.M)), "")
-    example = EXAMPLE.search(intro)
-    assert example, f"{path.name}: the Exercises intro shows no ```text ✗ Check failed: ...```"
-    module = checks_module(path)
-    said = [str(run(code, module, mistake)) for p, _, mistake, code, message in WRONGS
-            if p == path and re.search(message, example.group(1))]   # the candidates only
-    assert example.group(1) in said, \
-        f"{path.name}: no catalogued wrong answer gets {example.group(1)!r}"
+def test_the_exercises_intro_shows_a_real_failure_and_a_real_pass(path):
+    """The intro's "✗ Check failed: ..." example, and any other the Exercises show, is what a
+    catalogued wrong answer gets; its "✓ ..." example what a solution prints; it says what a
+    ✗ does to Run All."""
+    cells = ["".join(c["source"]) for c in json.loads(path.read_text())["cells"]
+             if c["cell_type"] == "markdown"]
+    start = next(i for i, text in enumerate(cells) if re.search(r"^## Exercises", text, re.M))
+    intro = cells[start]
+    assert EXAMPLE.search(intro), \
+        f"{path.name}: the Exercises intro shows no ```text ✗ Check failed: ...```"
+    assert "Run All" in intro, f"{path.name}: the intro does not say what a ✗ does to Run All"
+    for example in EXAMPLE.findall("\n".join(cells[start:])):
+        said = [str(run(code, path, mistake)) for p, _, mistake, code, message, _ in WRONGS
+                if p == path and re.search(message, example)]   # the candidates only
+        assert example in said, f"{path.name}: no catalogued wrong answer gets {example!r}"
+    shown = PRINTS.findall(intro)
+    prints = [text for _, text in solution_prints(path)]
+    assert len(shown) == 1 and shown[0] in prints, \
+        f"{path.name}: the intro's ✓ example should be one a solution prints: {shown}"

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import pytest
 from mutation import mutants
-from test_exercises import SOLUTIONS, catalogue, checks_module, raised_in_check, run
+from test_exercises import SOLUTIONS, catalogue, raised_in_check, run
 
 
 @pytest.mark.parametrize(("path", "number", "code"), SOLUTIONS,
                          ids=[f"{p.name[:2]}-ex{n}" for p, n, _ in SOLUTIONS])
 def test_every_mutant_of_the_solution_is_rejected(path, number, code, record_property):
-    module = checks_module(path)
     equivalent = {label: why for (n, label), why in
                   catalogue(path, "wrong_answers", "EQUIVALENT", {}).items() if n == number}
     survivors, crashed, killed, total, listed = [], [], 0, 0, set()
     for label, mutant in mutants(code):
         total += 1
-        e = run(mutant, module, label)
+        e = run(mutant, path, label)
         if label in equivalent:
             listed.add(label)
             if e is not None:

@@ -114,3 +114,28 @@ def mae_grad(inp, targ):
 check_mae_grad(mae_grad)
 """),
 ]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_same_object", "hasattr(.g) on each expression, evaluated", """
+w = torch.randn(8, 16)
+w64 = torch.randn(8, 16, dtype=torch.float64)
+wT = torch.randn(16, 8).t()
+w.g = w64.g = wT.g = "mine"
+exprs = ["w.t()", "w.view(8, 16)", "w.to(torch.float32)", "w.requires_grad_()", "w + 0",
+         "w64.float()", "w64.double()", "wT.contiguous()", "wT.float()", "wT.t()"]
+predictions = {e: hasattr(eval(e), "g") for e in exprs}
+check_same_object(predictions)
+"""),
+    ("check_mae_grad", "a bare squeeze()", """
+def mae_grad(inp, targ):
+    inp.g = (inp.squeeze() - targ).sign().unsqueeze(-1) / inp.shape[0]
+check_mae_grad(mae_grad)
+"""),
+    ("check_mae_grad", "torch.where with ints, divided by len(targ)", """
+def mae_grad(inp, targ):
+    diff = inp.squeeze(-1) - targ
+    inp.g = torch.where(diff > 0, 1, -1).unsqueeze(-1) / len(targ)
+check_mae_grad(mae_grad)
+"""),
+]

@@ -107,12 +107,18 @@ max_rows = 10**9 // outer_bytes(1, 784, 50)
 check_outer_bytes(outer_bytes, max_rows)
 """),
     ("check_outer_bytes", "bits / 8, a float number of bytes, and math.floor", """
+import math
+
+
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return N * n_in * n_out * torch.finfo(dtype).bits / 8
 max_rows = math.floor(1e9 / outer_bytes(1, 784, 50))
 check_outer_bytes(outer_bytes, max_rows)
 """),
     ("check_outer_bytes", "a search for the largest N", """
+import math
+
+
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return math.prod((N, n_in, n_out)) * dtype.itemsize
 max_rows = 0
@@ -136,6 +142,49 @@ import numpy as np
 def outer_bytes(N, n_in, n_out, dtype=torch.float32):
     return int(np.prod([N, n_in, n_out])) * torch.finfo(dtype).bits // 8
 max_rows = int(np.int64(10**9) // outer_bytes(1, 784, 50))
+check_outer_bytes(outer_bytes, max_rows)
+"""),
+]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_chain_ok", "a copy of the list, indices, an early return", """
+def chain_ok(model):
+    layers = model.layers + [model.loss]
+    for i in range(len(layers) - 1):
+        if not (layers[i].out is layers[i + 1].args[0]):
+            return False
+    return True
+check_chain_ok(chain_ok)
+"""),
+    ("check_chain_ok", "id() and data_ptr() together", """
+def chain_ok(model):
+    seq = [*model.layers, model.loss]
+    return all(id(a.out) == id(b.args[0]) for a, b in zip(seq, seq[1:])) and \\
+        all(a.out.data_ptr() == b.args[0].data_ptr() for a, b in zip(seq, seq[1:]))
+check_chain_ok(chain_ok)
+"""),
+    ("check_mul", "zero start in forward, a.g = a.g + ...", """
+class Mul(Module):
+    def forward(self, a, b):
+        a.g = a * 0
+        b.g = b * 0
+        return a * b
+    def bwd(self, out, a, b):
+        a.g = a.g + out.g * b
+        b.g = b.g + out.g * a
+check_mul(Mul)
+"""),
+    ("check_outer_bytes", "finfo bits, and int of a float floor division", """
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return N * n_in * n_out * torch.finfo(dtype).bits // 8
+max_rows = int(1e9 // outer_bytes(1, 784, 50))
+check_outer_bytes(outer_bytes, max_rows)
+"""),
+    ("check_outer_bytes", "element_size of an empty tensor", """
+def outer_bytes(N, n_in, n_out, dtype=torch.float32):
+    return N * n_in * n_out * torch.empty(0, dtype=dtype).element_size()
+max_rows = 10**9 // outer_bytes(1, 784, 50)
 check_outer_bytes(outer_bytes, max_rows)
 """),
 ]

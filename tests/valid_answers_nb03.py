@@ -181,3 +181,52 @@ def accumulate_grads(net, inp, targ, n_chunks):
         (net(x, y) * len(x) / len(inp)).backward()
 """) + f"assert str(net.lin2.bias.grad).startswith({_SHOWN!r})\n"),
 ]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_accumulate_grads", "each chunk's share given to backward as its gradient", """
+def accumulate_grads(net, inp, targ, n_chunks):
+    for p in net.parameters():
+        p.grad = None
+    for x, y in zip(inp.chunk(n_chunks), targ.chunk(n_chunks)):
+        net(x, y).backward(torch.tensor(len(x) / len(inp), dtype=inp.dtype))
+check_accumulate_grads(accumulate_grads)
+"""),
+    ("check_sequential", "load_state_dict of transposed copies", """
+def make_sequential(w1, b1, w2, b2):
+    seq = nn.Sequential(nn.Linear(w1.shape[0], w1.shape[1]), nn.ReLU(),
+                        nn.Linear(w2.shape[0], w2.shape[1]))
+    seq.load_state_dict({"0.weight": w1.t().clone(), "0.bias": b1.clone(),
+                         "2.weight": w2.t().clone(), "2.bias": b2.clone()})
+    return seq
+check_sequential(make_sequential)
+"""),
+    ("check_tanh_fn", "forward(ctx, inp) that saves, no setup_context", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        out = torch.tanh(inp)
+        ctx.save_for_backward(out)
+        return out
+    @staticmethod
+    def backward(ctx, out_g):
+        out, = ctx.saved_tensors
+        return out_g * (1 - out * out)
+check_tanh_fn(TanhFn)
+"""),
+    ("check_tanh_fn", "the input saved, 1 / cosh**2", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return inp.tanh()
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        (inp,) = inputs
+        ctx.save_for_backward(inp)
+    @staticmethod
+    def backward(ctx, out_g):
+        (inp,) = ctx.saved_tensors
+        return out_g / torch.cosh(inp) ** 2
+check_tanh_fn(TanhFn)
+"""),
+]

@@ -162,3 +162,49 @@ def predict_w3(W0, g0, lr, momentum, set_to_none):
 check_w3(predict_w3)
 """),
 ]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_share", "F.linear, the bias detached too", """
+import torch.nn.functional as F
+
+
+def share(model, x, targ, k, i):
+    W, b = model.middle_linear.weight, model.middle_linear.bias
+    h = F.relu(model.input_linear(x))
+    for use in range(1, k + 1):
+        if use == i:
+            h = F.relu(F.linear(h, W, b))
+        else:
+            h = F.relu(F.linear(h, W.detach(), b.detach()))
+    loss = (model.output_linear(h) - targ).pow(2).sum()
+    (g,) = torch.autograd.grad(loss, [W])
+    return g
+check_share(share)
+"""),
+    ("check_w3", "a loop over the steps with a buffer", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
+    W, buf = W0.clone(), None
+    for step, g in enumerate([g0, None, None]):
+        if g is None:
+            if set_to_none:
+                continue
+            g = torch.zeros_like(W0)
+        buf = g.clone() if buf is None else momentum * buf + g
+        W = W - lr * buf
+    return W
+check_w3(predict_w3)
+"""),
+    ("check_w3", "torch.optim.SGD on a copy", """
+def predict_w3(W0, g0, lr, momentum, set_to_none):
+    W = W0.detach().clone().requires_grad_()
+    opt = torch.optim.SGD([W], lr=lr, momentum=momentum)
+    for step in range(3):
+        opt.zero_grad(set_to_none=set_to_none)
+        if step == 0:
+            W.grad = g0.clone()
+        opt.step()
+    return W.detach()
+check_w3(predict_w3)
+"""),
+]

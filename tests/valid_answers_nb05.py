@@ -175,3 +175,57 @@ def tied_net(tape, p, x):
 check_tied(transpose, tied_net)
 """),
 ]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_relu_shared", "a deque, torch.relu, a float mask times out.g", """
+from collections import deque
+
+
+class ReluShared:
+    def __init__(self):
+        self.stack = deque()
+    def __call__(self, inp):
+        out = torch.relu(inp)
+        self.stack.append((inp, out))
+        return out
+    def backward(self):
+        inp, out = self.stack.pop()
+        inp.g = (inp > 0).double() * out.g
+check_relu_shared(ReluShared)
+"""),
+    ("check_relu_shared", "the records in a list on the class, shared by every object", """
+class ReluShared():
+    calls = []
+    def __call__(self, inp):
+        out = inp.clamp_min(0.)
+        self.calls.append((inp, out))
+        return out
+    def backward(self):
+        inp, out = self.calls.pop()
+        inp.g = torch.where(inp > 0, out.g, 0)
+check_relu_shared(ReluShared)
+"""),
+    ("check_residual", "the sum's operands swapped, recorded by an op of its own", """
+def residual_dynamicnet(tape, p, x, depth):
+    h = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    for d in range(depth):
+        z = lin(tape, h, p["w_mid"], p["b_mid"])
+        s = tape.record("plus", z + h, (z, h), lambda g: (g, g))
+        h = relu(tape, s)
+    return lin(tape, h, p["w_out"], p["b_out"])
+check_residual(residual_dynamicnet, Tape)
+"""),
+    ("check_tied", "permute and .T", """
+def transpose(tape, x):
+    y = x.permute(1, 0)
+    return tape.record("T", y, (x,), lambda g: (g.T,))
+def tied_net(tape, p, x):
+    h = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
+    h = relu(tape, lin(tape, h, p["w_mid"], p["b_mid"]))
+    wt = transpose(tape, p["w_mid"])
+    h = relu(tape, lin(tape, h, wt, p["b_mid"]))
+    return lin(tape, h, p["w_out"], p["b_out"])
+check_tied(transpose, tied_net)
+"""),
+]

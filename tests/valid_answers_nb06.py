@@ -166,3 +166,73 @@ def make_sgd(modules, lr):
 check_make_sgd(make_sgd)
 """),
 ]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_tbptt", "torch.optim.SGD, split, a walrus in a sum", """
+def train_tbptt(W, xs, targs, k, lr):
+    opt = torch.optim.SGD([W], lr=lr)
+    h, losses = torch.zeros_like(xs[0]), []
+    for chunk_x, chunk_t in zip(xs.split(k), targs.split(k)):
+        h = h.detach()
+        loss = sum(((h := torch.tanh(x + h @ W)) - t).pow(2).sum()
+                   for x, t in zip(chunk_x, chunk_t))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    return losses
+check_tbptt(train_tbptt)
+"""),
+    ("check_tbptt", "W.data updated, the losses kept as tensors", """
+def train_tbptt(W, xs, targs, k, lr):
+    h, losses = torch.zeros_like(xs[0]), []
+    for start in range(0, len(xs), k):
+        h = h.detach()
+        loss = 0
+        for t in range(start, min(start + k, len(xs))):
+            h = torch.tanh(xs[t] + h @ W)
+            loss = loss + ((h - targs[t]) ** 2).sum()
+        W.grad = None
+        loss.backward()
+        W.data -= lr * W.grad
+        losses.append(loss)
+    return losses
+check_tbptt(train_tbptt)
+"""),
+    ("check_broken_nodes", "recursion, any error caught", """
+def broken_nodes(loss):
+    broken, seen = [], set()
+    def visit(node):
+        if node is None or node in seen:
+            return
+        seen.add(node)
+        bad = False
+        for a in dir(node):
+            if a.startswith("_saved_"):
+                try:
+                    getattr(node, a)
+                except Exception:
+                    bad = True
+        if bad:
+            broken.append(node.name())
+        for f, _ in node.next_functions:
+            visit(f)
+    visit(loss.grad_fn)
+    return broken
+check_broken_nodes(broken_nodes)
+"""),
+    ("check_make_sgd", "a set of tensors", """
+def make_sgd(modules, lr):
+    params = set()
+    for m in modules:
+        params.update(m.parameters())
+    return torch.optim.SGD(list(params), lr=lr, momentum=0.9)
+check_make_sgd(make_sgd)
+"""),
+    ("check_make_sgd", "nn.ModuleList's parameters", """
+def make_sgd(modules, lr):
+    return torch.optim.SGD(nn.ModuleList(modules).parameters(), lr=lr, momentum=0.9)
+check_make_sgd(make_sgd)
+"""),
+]

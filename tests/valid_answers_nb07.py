@@ -108,3 +108,25 @@ def ddp_grad(model, batches, depths):
 check_ddp_grad(ddp_grad)
 """),
 ]
+
+# Unseen answers, written as new learners write them (issue 30's trial).
+VALID += [
+    ("check_checkpointed", "each use under a checkpoint of its own, relu", """
+def forward_checkpointed(net, x, use_reentrant):
+    h = net.input_linear(x).relu()
+    for _ in range(random.randint(0, 3)):
+        h = checkpoint(lambda t: net.middle_linear(t).relu(), h, use_reentrant=use_reentrant)
+    return net.output_linear(h)
+check_checkpointed(forward_checkpointed)
+"""),
+    ("check_ddp_grad", "backward into .grad, read, then zero_grad", """
+def ddp_grad(model, batches, depths):
+    w = model.middle_linear.weight
+    for (x, y), d in zip(batches, depths):
+        ((model(x, d) - y) ** 2).sum().backward()
+    g = w.grad / len(batches)
+    model.zero_grad()
+    return g
+check_ddp_grad(ddp_grad)
+"""),
+]

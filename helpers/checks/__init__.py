@@ -1,77 +1,48 @@
 """Checks for the notebooks' exercises: one module a notebook (`nb01` ... `nb07`).
 
-A check takes the learner's answer (a value, a function or a class), builds
-everything else it needs itself, and either prints one line starting with "✓"
-or raises `CheckFailed`, an `AssertionError` whose message says what is
-wrong in at most three lines: the sentence, a diagnosis if one was made, and
-one line of figures. Checks never rely on a notebook's globals, so re-running
-any cell, or a kernel restart, cannot break one. How to write one:
-
-- decorate it with `@exercise_check`: whatever goes wrong inside, the learner
-  gets a sentence, never a raw `TypeError` from deep inside the check; warnings
-  raised meanwhile are caught (a ✓ stands alone on screen); `details=True` in
-  the learner's call adds the full comparison table to a failure;
-- check the answer's type first (`expect_callable`, `expect_tensor`,
-  `expect_int`, ...);
-- run the answer (`call_answer`) on several cases (seeds, shapes, asymmetric
-  data, every branch), on inputs the check snapshots first (`snapshot`,
-  `expect_unchanged`; `snapshot_model`, `expect_model_unchanged` for a model's
-  parameters, hooks and attributes): side effects are part of the answer.
-  `call_answer` turns the learner's errors into sentences: a wrong call, a
-  name this kernel does not know, and autograd's common refusals
-  (`AUTOGRAD_ERRORS`; a check may point to its own notebook's section);
-- compare with a reference the check computes itself (`expect_close`), and
-  give a hint only for a mistake it has diagnosed (`mistakes=`); when two
-  mistakes give the same numbers, the message names both;
-- say in the docstring what it requires and what it leaves free.
-
-Imported in IPython, this package loads `helpers.errors` if the notebook's
-set-up has not (after a kernel restart). A `CheckFailed` shows as its message
-alone, marked as the check's verdict, plus the learner's own line (``Cell In[12], line 3``) when the
-learner's code raised; under pytest and plain Python it is an ordinary
-`AssertionError`.
-
-`tests/test_exercises.py` runs every check on the notebook's solution, on valid
-variants, on catalogued wrong answers, on wrong types and on automatic mutants
-of each solution.
-"""
+A check (`@exercise_check`) builds its own cases, runs the answer (`call_answer`, its errors in
+words), compares (`judge`: a `Mistake` is named only when it gives the answer's results on every
+case) and tells what the answer changed (`snapshot`, `expect_unchanged`); it prints "✓ ..." or
+raises `CheckFailed`: at most three lines, shown in IPython as "✗ Check failed: ..."."""
 
 from __future__ import annotations
 
 import contextvars
+import dataclasses
+import dis
 import functools
 import inspect
+import io
+import math
 import numbers
 import os
 import re
 import sys
+import tokenize
 import traceback
+import types
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from helpers.compare import compare
 
-__all__ = [
-    "AUTOGRAD_ERRORS", "CheckFailed", "a_type", "call_answer", "dtype_name", "exercise_check",
-    "expect_callable", "expect_close", "expect_int", "expect_model_unchanged", "expect_number",
-    "expect_tensor", "expect_unchanged", "passed", "read_g", "snapshot", "snapshot_model",
-]
+__all__ = ["CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
+           "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_tensor",
+           "expect_unchanged", "judge", "matching", "read_g", "snapshot"]
 
-def _short_tracebacks() -> None:
-    """In IPython, load `helpers.errors` (short tracebacks) if the set-up has not: an
-    Exercises section run after a kernel restart shows errors as the lesson did."""
+
+def _shell():
     ip = sys.modules.get("IPython")
-    shell = ip.get_ipython() if ip is not None else None
-    manager = getattr(shell, "extension_manager", None)
-    if manager is not None and "helpers.errors" not in manager.loaded:
-        manager.load_extension("helpers.errors")
+    return ip.get_ipython() if ip is not None else None
 
 
-_short_tracebacks()
-
+_manager = getattr(_shell(), "extension_manager", None)   # short tracebacks, if not loaded yet
+if _manager is not None and "helpers.errors" not in _manager.loaded:
+    _manager.load_extension("helpers.errors")
 _HELPERS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _LIBRARY = tuple({os.path.abspath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
 _RED, _RESET = "\x1b[1;31m", "\x1b[0m"
@@ -79,44 +50,198 @@ _DETAILS: contextvars.ContextVar[bool] = contextvars.ContextVar("details", defau
 
 
 class CheckFailed(AssertionError):
-    """An exercise check's verdict: what is wrong, in words.
+    """An exercise check's verdict, in words; `diagnoses`, the keys of the mistakes it names;
+    `frames`, the learner's own line when that code raised."""
 
-    `learner_frames` holds the learner's own line when that code raised
-    (``Raised at Cell In[12], line 3, in f: code``); IPython shows it under the
-    message when the verdict stays within three lines, and nothing of the
-    check's source.
-    """
-
-    def __init__(self, message: str, learner_frames: list[str] | None = None):
+    def __init__(self, message: str, *diagnoses: str, frames: list[str] | None = None):
         super().__init__(message)
-        self.learner_frames = learner_frames or []
+        self.diagnoses, self.learner_frames = diagnoses, frames or []
 
     def _render_traceback_(self) -> list[str]:
         first, *rest = str(self).split("\n")
         lines = [f"{_RED}✗ Check failed:{_RESET} {first}", *rest]
-        # The learner's line, when it fits in the three lines a verdict may take.
         return lines + self.learner_frames[: max(0, 3 - len(lines))]
 
 
-def passed(message: str) -> None:
-    """Print the check's verdict on a right answer: one line, "✓ ..."."""
-    print(f"✓ {message}")
+@dataclass(frozen=True)
+class Mistake:
+    """A mistake a check names when, and only when, the answer shows it: `key` (for the
+    tests), `says` (the sentence), and what shows it. `gives(case)`: the result it gives on
+    a case (raising: it raises there too), matched on every case `judge` ran; or `raises`
+    (an exception type, a regex of its message), with `line` (a regex of the learner's line
+    that raised) or `op` (the instruction it ran); `seen(answer)`: a test of the code."""
+
+    key: str
+    says: str
+    gives: Callable[[Any], Any] | None = None
+    raises: tuple[type, str] | None = None
+    seen: Callable[[Any], bool] | None = None
+    line: str | None = None
+    op: str | None = None
 
 
-# Warnings a learner's right answer may raise that say nothing about the answer.
+# -- the learner's errors, in words --------------------------------------------------------
+# Autograd's common refusals and Python's name errors; a check's Mistake of the same key
+# replaces one's sentence.
+SHARED = [
+    Mistake("backward_twice", "backward ran a second time through a graph whose saved "
+            "tensors the first backward had freed (notebook 06 explains why): build a new "
+            "graph, or detach what you carry over",
+            raises=(RuntimeError, "backward through the graph a second time")),
+    Mistake("inplace_saved", "a tensor that autograd saved for backward was changed in "
+            "place (notebook 06): compute a new tensor instead, e.g. x = x * 2 rather "
+            "than x.mul_(2)", raises=(RuntimeError, "modified by an inplace operation")),
+    Mistake("leaf_inplace", "a leaf that requires grad was changed in place while autograd "
+            "records: update it under torch.no_grad() (notebook 06)",
+            raises=(RuntimeError, "leaf Variable that requires grad is being used in an "
+                    "in-place operation")),
+    Mistake("dtype", "tensors of two dtypes met in one operation: make them one dtype "
+            "(e.g. .double())", raises=(RuntimeError, "dtype")),
+    Mistake("no_grad_fn", "backward was called on a tensor autograd did not record: does "
+            "the loss come from tensors that require grad, outside torch.no_grad()?",
+            raises=(RuntimeError, "does not require grad and does not have a grad_fn")),
+    Mistake("nonleaf_grad", "your code read .grad of a tensor that is not a leaf, which is "
+            "None: autograd keeps .grad on leaves only (notebook 03)"),
+    Mistake("undefined", "`{name}` is not defined in this kernel: run the cell that defines "
+            "or imports it"),
+    Mistake("unbound", "`{name}` is a variable of your own function, read before any line "
+            "assigned it: on this case the line that assigns it never ran (a loop that ran "
+            "zero times, or a branch not taken)"),
+]
+_ARGUMENTS = re.compile(r"positional argument|keyword argument|required argument|"
+                        r"takes no arguments|arguments? but \d+ (was|were) given")
+
+
+def _mine(filename: str) -> bool:
+    """Whether `filename` is the learner's code: not the checks', not a library's."""
+    return not os.path.abspath(filename).startswith((_HELPERS, *_LIBRARY))
+
+
+def _raising_op(tb) -> str:
+    """The instruction the learner's deepest frame of `tb` was running when it raised."""
+    mine = None
+    while tb is not None:
+        mine, tb = (tb if _mine(tb.tb_frame.f_code.co_filename) else mine), tb.tb_next
+    ran = [] if mine is None else [i for i in dis.get_instructions(mine.tb_frame.f_code)
+                                   if i.offset <= mine.tb_lasti]
+    return ran[-1].opname if ran else ""
+
+
+def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
+              answer: Any, line: str) -> tuple[str, str] | None:
+    """(key, sentence) for a learner's error that the course has taught, else None."""
+    if isinstance(error, NameError):
+        name = getattr(error, "name", None) or (re.findall(r"'(\w+)'", str(error)) or ["?"])[0]
+        key = "unbound" if isinstance(error, UnboundLocalError) else "undefined"
+        mine = table.get(f"name:{name}")
+        if mine is not None and key == "undefined":
+            return mine.key, mine.says
+        return key, table[key].says.format(name=name)
+    if any("is not a leaf Tensor is being accessed" in str(w.message) for w in seen):
+        return "nonleaf_grad", table["nonleaf_grad"].says
+    text = str(error)
+    for m in table.values():
+        if m.raises and isinstance(error, m.raises[0]) and re.search(m.raises[1], text) and (
+                m.seen is None or m.seen(answer)) and (m.line is None or re.search(m.line, line)) \
+                and (m.op is None or _raising_op(error.__traceback__) == m.op):
+            return m.key, m.says
+    return None
+
+
+def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
+                mistakes: Sequence[Mistake] = (), code: Any = None, keep: Mapping | None = None,
+                allow: Sequence[str] = (), g: str = "", warned: list | None = None) -> Any:
+    """`answer(*args)`, or a `CheckFailed`: `what` (the answer's name) raised its error's
+    first sentence, the learner's line, and the diagnosis that fits (the check's `mistakes`,
+    a ``"name:<name>"`` one for a NameError, then `SHARED`; `seen` tests `code`, the answer,
+    when `answer` is the check's wrapper). `hint`, how the answer is called, is given only
+    when calling the answer itself failed. `keep` ({name: object}) must be left as it was
+    but for the paths `allow`ed (`expect_unchanged`); `warned` gets the warnings."""
+    expect_callable(answer, what)
+    try:
+        inspect.signature(answer).bind(*args)
+    except TypeError as e:
+        raise CheckFailed(f"{what} cannot be called this way: {e}" + (
+            f"\nHint: {hint}" if hint else ""), *(["call"] if hint else [])) from None
+    except ValueError:  # no signature to read (a builtin): just call it
+        pass
+    error, before = None, snapshot(**keep) if keep else None
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        try:
+            result = answer(*args)
+        except Exception as e:  # noqa: BLE001 -- any error in learner code becomes a message
+            error = e
+    for w in seen:   # passed on, for exercise_check to judge
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    (warned if warned is not None else []).extend(seen)
+    if error is None:
+        if before is not None:
+            expect_unchanged(before, what, allow, g=g)
+        return result
+    shared = {m.key: m for m in SHARED}
+    table = {m.key: m if m.raises or m.key not in shared else
+             dataclasses.replace(m, raises=shared[m.key].raises) for m in mistakes}
+    table |= {k: m for k, m in shared.items() if k not in table}
+    own = [f for f in traceback.extract_tb(error.__traceback__) if _mine(f.filename)]
+    found = _diagnose(error, seen, table, answer if code is None else code,
+                      own[-1].line or "" if own else "")
+    if found is None and hint and isinstance(error, TypeError) and not own and \
+            _ARGUMENTS.search(str(error)):
+        found = ("call", f"Hint: {hint}")     # the call of the answer itself failed
+    said = f"{type(error).__name__}: {_first_sentence(str(error))}"
+    raise CheckFailed(f"{what} raised {said}" + (f"\n{found[1]}" if found else ""),
+                      *(found or ())[:1], frames=_learner_line(own)) from error
+
+
+def _first_sentence(text: str, limit: int = 200) -> str:
+    """The message to its first full sentence (a first line ending in ':' runs on)."""
+    lines = [line.strip() for line in text.strip().split("\n")]
+    line = lines[0] if lines else ""
+    for more in lines[1:]:
+        if not line.endswith(":"):
+            break
+        line = f"{line} {more}"
+    cut = line.find(". ")
+    line = line if cut < 0 else line[:cut + 1]
+    return line if len(line) <= limit else line[:limit - 3].rstrip() + "..."
+
+
+def _cell_name(filename: str) -> str | None:
+    """'Cell In[12]' when `filename` is a notebook cell of this IPython kernel."""
+    name = getattr(getattr(_shell(), "compile", None), "format_code_name", lambda _: None)(filename)
+    return " ".join(name) if name else None
+
+
+def _code_only(line: str) -> str:
+    """A line of code without its trailing comment and spaces."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(line.strip()).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return line.strip()
+    comment = next((t for t in tokens if t.type == tokenize.COMMENT), None)
+    return (line.strip()[:comment.start[1]] if comment else line.strip()).rstrip()
+
+
+def _learner_line(frames: list) -> list[str]:
+    """``Raised at Cell In[12], line 3, in f: code``, path-free, 79 columns at most."""
+    if not frames:
+        return []
+    f = frames[-1]
+    where = _cell_name(f.filename) or os.path.basename(f.filename)
+    code = _code_only(f.line or "")
+    line = f"Raised at {where}, line {f.lineno}, in {f.name}" + (f": {code}" if code else "")
+    return [line if len(line) <= 79 else line[:78].rstrip() + "…"]
+
+
+# -- the verdict ---------------------------------------------------------------------------
 _HARMLESS = ("Converting a tensor with requires_grad=True to a scalar",)
 
 
 def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Make `func` a check that never crashes: every error becomes a `CheckFailed`.
-
-    An `AssertionError` keeps its message; any other exception raised while the
-    check works on the learner's result becomes a sentence naming it. Warnings
-    are caught: on a pass none is shown; on a failure without a diagnosis, the
-    first one that is not harmless becomes the message's second line. The
-    learner may add `details=True` to the call: a failed comparison then shows
-    its whole table.
-    """
+    """Make `func` a check that prints "✓ " and what it returns, and never crashes: every error
+    becomes a `CheckFailed`, warnings are caught (the first that matters is a one-line
+    failure's second line), and `details=True` shows a failed comparison's whole table."""
 
     @functools.wraps(func)
     def check(*answers: Any, details: bool = False) -> None:
@@ -125,24 +250,23 @@ def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
             with warnings.catch_warnings(record=True) as seen:
                 warnings.simplefilter("always")
                 try:
-                    func(*answers)
+                    message = func(*answers)
                 except CheckFailed as e:
-                    raise CheckFailed(_with_warning(str(e), seen), e.learner_frames) from None
-                except AssertionError as e:
-                    raise CheckFailed(_with_warning(str(e) or f"{func.__name__} failed",
-                                                    seen)) from None
+                    raise CheckFailed(_with_warning(str(e), seen), *e.diagnoses,
+                                      frames=e.learner_frames) from None
                 except Exception as e:  # noqa: BLE001 -- the check's own trouble, in words
                     raise CheckFailed(
                         f"the check could not use your answer: working on it raised "
                         f"{type(e).__name__}: {_first_sentence(str(e))}") from e
         finally:
             _DETAILS.reset(token)
+        if message is not None:
+            print(f"✓ {message}")
 
     return check
 
 
 def _with_warning(message: str, seen: list) -> str:
-    """`message`, plus the first warning that matters as its second line, if it has one."""
     if "\n" in message:
         return message
     for w in seen:
@@ -154,188 +278,322 @@ def _with_warning(message: str, seen: list) -> str:
     return message
 
 
-def _first_sentence(text: str, limit: int = 160) -> str:
-    """The first line, up to its first '. ', at most `limit` characters."""
-    line = text.strip().split("\n")[0]
-    cut = line.find(". ")
-    line = line if cut < 0 else line[:cut + 1]
-    return line if len(line) <= limit else line[:limit - 3] + "..."
+class Either(list):
+    """A mistake's result on a case when it comes in several forms: any of them matches."""
 
 
-def _cell_name(filename: str) -> str | None:
-    """'Cell In[12]' when `filename` is a notebook cell of this IPython kernel."""
-    ip = sys.modules.get("IPython")
-    shell = ip.get_ipython() if ip is not None else None
-    name = getattr(getattr(shell, "compile", None), "format_code_name", lambda _: None)(filename)
-    return " ".join(name) if name else None
+def _agree(got: Any, want: Any, ref: Any = None) -> bool:
+    """`got` is `want`: tensors up to rounding, items one by one, an error for an error."""
+    if isinstance(want, Either):
+        return any(_agree(got, w, ref) for w in want)
+    if isinstance(got, BaseException) or isinstance(want, BaseException):
+        return isinstance(got, BaseException) and isinstance(want, BaseException)
+    if isinstance(want, Mapping):
+        return isinstance(got, Mapping) and set(got) == set(want) and all(
+            _agree(got[k], want[k], (ref or want).get(k)) for k in want)
+    if isinstance(want, torch.Tensor):
+        return isinstance(got, torch.Tensor) and _close(got, want, want if ref is None else ref)
+    if isinstance(want, (list, tuple)):
+        return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
+            _agree(a, b) for a, b in zip(got, want))
+    if all(isinstance(v, numbers.Real) and not _is_bool(v) for v in (got, want)):
+        return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+    return type(got) is type(want) and got == want
 
 
-def _learner_frames(tb) -> list[str]:
-    """The learner's deepest frame of `tb` (not the check's, not a library's) as one
-    path-free line of at most 79 characters: ``Raised at Cell In[12], line 3, in f: code``."""
-    frames = [f for f in traceback.extract_tb(tb)
-              if not os.path.abspath(f.filename).startswith((_HELPERS, *_LIBRARY))]
-    if not frames:
-        return []
-    f = frames[-1]
-    where = _cell_name(f.filename) or os.path.basename(f.filename)
-    line = f"Raised at {where}, line {f.lineno}, in {f.name}" + (
-        f": {f.line.strip()}" if f.line else "")
-    return [line if len(line) <= 79 else line[:78] + "…"]
+def _close(a: torch.Tensor, b: torch.Tensor, ref: torch.Tensor | None = None) -> bool:
+    """`a` equals `b` up to rounding (relative to `ref`'s scale): what tells a mistake."""
+    if not isinstance(b, torch.Tensor) or a.shape != b.shape:
+        return False
+    ref = b if ref is None else ref
+    scale = ref.detach().abs().max().item() if ref.numel() else 1.0
+    return torch.allclose(a.detach().double(), b.detach().double(), rtol=1e-5,
+                          atol=1e-6 * max(scale if math.isfinite(scale) else 1.0, 1e-3),
+                          equal_nan=True)
 
 
-# Autograd's common refusals, said as one sentence each: (part of torch's message,
-# sentence). A check may replace a sentence with `errors=` in `call_answer`, to
-# point to its own notebook's section.
-AUTOGRAD_ERRORS: dict[str, tuple[str, str]] = {
-    "backward_twice": (
-        "backward through the graph a second time",
-        "backward ran a second time through a graph whose saved tensors the first "
-        "backward had freed (notebook 06 explains why): build a new graph, or detach "
-        "what you carry over"),
-    "inplace_saved": (
-        "modified by an inplace operation",
-        "a tensor that autograd saved for backward was changed in place (notebook 06): "
-        "compute a new tensor instead, e.g. x = x * 2 rather than x.mul_(2)"),
-    "leaf_inplace": (
-        "leaf Variable that requires grad is being used in an in-place operation",
-        "a leaf that requires grad was changed in place while autograd records: "
-        "update it under torch.no_grad() (notebook 06)"),
-    "dtype": (
-        "dtype",
-        "tensors of two dtypes met in one operation: make them one dtype (e.g. .double())"),
-    "no_grad_fn": (
-        "does not require grad and does not have a grad_fn",
-        "backward was called on a tensor autograd did not record: does the loss come "
-        "from tensors that require grad, outside torch.no_grad()?"),
-}
+def _gives(m: Mistake, case: Any) -> Any:
+    try:
+        return m.gives(case)
+    except Exception as e:  # noqa: BLE001 -- the mistake raises on this case
+        return e
 
 
-def _diagnose(e: BaseException, seen: list, errors: Mapping[Any, str] | None) -> str | None:
-    """One sentence for a learner's error that the course has taught, else None."""
-    sentences = {key: sentence for key, (_, sentence) in AUTOGRAD_ERRORS.items()}
-    sentences.update({k: v for k, v in (errors or {}).items() if isinstance(k, str)})
-    if isinstance(e, NameError):
-        name = getattr(e, "name", None) or str(e).split("'")[1:2] or ["a name"]
-        name = name if isinstance(name, str) else name[0]
-        return sentences.get(f"name:{name}", (
-            f"`{name}` is not defined in this kernel: run the cell that defines or "
-            f"imports it (after a restart, start from the exercise's check cell)"))
-    text = str(e)
-    if any("is not a leaf Tensor is being accessed" in str(w.message) for w in seen):
-        return sentences.get("nonleaf_grad", (     # the likeliest cause of what followed
-            "your code read .grad of a tensor that is not a leaf, which is None: "
-            "autograd keeps .grad on leaves only (notebook 03)"))
-    for key, sentence in (errors or {}).items():     # a check's own (type, text) patterns
-        if isinstance(key, tuple) and isinstance(e, key[0]) and key[1] in text:
-            return sentence
-    for key, (part, _) in AUTOGRAD_ERRORS.items():
-        if part in text and (key != "dtype" or isinstance(e, RuntimeError)):
-            return sentences[key]
+def matching(mistakes: Sequence[Mistake], cases: Sequence[Any], results: Sequence[Any],
+             answer: Any = None) -> list[Mistake]:
+    """The mistakes whose `gives` is the answer's result on every case (and `seen` holds)."""
+    return [m for m in mistakes if m.gives is not None and (m.seen is None or m.seen(answer))
+            and all(_agree(r, _gives(m, c)) for c, r in zip(cases, results))]
+
+
+def _tensors(result: Any) -> bool:
+    return isinstance(result, Mapping) and all(isinstance(v, torch.Tensor)
+                                               for v in result.values())
+
+
+def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[Any], Any],
+          what: Callable[[Any, Any], str], mistakes: Sequence[Mistake] = (),
+          answer: Any = None) -> None:
+    """`trial(case)`, the answer's result on a case, against `right(case)` on every case. At
+    the first that differs: a verdict headed `what(case, result)`, naming each mistake that
+    gives the answer's results on every case (run on while one fits; a case that raised
+    matches a mistake raising there). A `CheckFailed` before any differs is raised."""
+    results, first, named = [], None, []
+    for case in cases:
+        try:
+            got = trial(case)
+        except CheckFailed as e:
+            if first is None:
+                raise
+            got = e
+        results.append(got)
+        if first is None and not (compare(got, right(case)).ok if _tensors(got) and _tensors(
+                right(case)) else _agree(got, right(case))):
+            first = len(results) - 1
+            named = matching(mistakes, cases, results, answer)
+        elif first is not None:   # the mistakes that still give every result so far
+            named = matching(named, cases[len(results) - 1:], results[-1:], answer)
+        if first is not None and not named:
+            break                 # no mistake can fit every case: the rest tells nothing
+    if first is None:
+        return
+    case, got = cases[first], results[first]
+    if _tensors(got):
+        expect_close(got, right(case), what(case, got), named)
+    raise CheckFailed("\n".join([what(case, got)] + [
+        "Your result is what you get if " + ", or if ".join(m.says for m in named) + "."
+    ] * bool(named)), *[m.key for m in named])
+
+
+def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor], what: str,
+                 named: Sequence[Mistake] = ()) -> None:
+    """`compare(ours, ref)`, else three lines: `what` and the tensors that differ; the mistakes
+    `named` ("Your result is what you get if ..."), or where a nan or inf was first seen;
+    the largest difference."""
+    cmp = compare(ours, ref)
+    if cmp.ok:
+        return
+    alone = what.endswith(".") or len(cmp.rows) == 1 and what.startswith(
+        f"your {cmp.rows[0].name}")   # a whole sentence, or "your inp.g differs ..."
+    lines = [what if alone else f"{what}: wrong for {', '.join(cmp.failures)}"]
+    bad = next(((n, t) for n, t in ours.items() if isinstance(t, torch.Tensor)
+                and t.is_floating_point() and not torch.isfinite(t).all()
+                and torch.isfinite(torch.as_tensor(ref[n])).all()), None)
+    if named:
+        lines.append("Your result is what you get if " + ", or if ".join(m.says for m in named)
+                     + ".")
+    elif bad is not None:
+        name, t = bad
+        at = (~torch.isfinite(t.detach())).nonzero()[0].tolist()
+        kind = "nan" if t.detach().isnan().any() else "inf"
+        where = f", first at entry {tuple(at) if len(at) > 1 else at[0]}" if at else ""
+        lines.append(f"Your {name} holds {kind}{where}: a nan or inf spreads through "
+                     f"everything computed from it")
+    rows = [r for r in cmp.rows if not r.close and math.isfinite(r.max_abs_diff)]
+    if rows:
+        worst = max(rows, key=lambda r: r.max_abs_diff / r.atol)
+        lines.append(f"Largest difference: {worst.max_abs_diff:.2g} in {worst.name}, where "
+                     f"{worst.atol:.1g} is allowed"
+                     + ("" if _DETAILS.get() else " (details=True shows every tensor)"))
+    if _DETAILS.get():
+        lines.append(str(cmp))
+    raise CheckFailed("\n".join(lines), *[m.key for m in named])
+
+
+# -- the answer's code ---------------------------------------------------------------------
+def _codes(answer: Any) -> list[types.CodeType]:
+    """The code objects of `answer` (a function, or a class's methods) and all they nest."""
+    todo, found = [], []
+    if isinstance(answer, types.CodeType):
+        todo = [types.SimpleNamespace(__code__=answer)]
+    elif isinstance(answer, type):
+        todo = [getattr(v, "__func__", v) for c in answer.__mro__ if c is not object
+                and not c.__module__.startswith(("torch", "helpers")) for v in vars(c).values()]
+    else:
+        todo = [answer]
+    todo = [getattr(f, "__code__", None) for f in todo]
+    while todo:
+        code = todo.pop()
+        if isinstance(code, types.CodeType):
+            found.append(code)
+            todo.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return found
+
+
+def code_uses(answer: Any, *, attr: str | None = None, op: str | None = None) -> bool:
+    """Whether the answer's code (all it nests) uses attribute `attr` and/or instruction `op`
+    ("IS_OP"; "BINARY_OP:+=" with its argument)."""
+    ins = [i for c in _codes(answer) for i in dis.get_instructions(c)]
+    name, _, arg = (op or "").partition(":")
+    return (attr is None or any(i.argval == attr and "ATTR" in i.opname or i.opname ==
+                                "LOAD_METHOD" and i.argval == attr for i in ins)) and (
+        op is None or any(i.opname == name and (not arg or i.argrepr == arg) for i in ins))
+
+
+# -- "left as it was" ----------------------------------------------------------------------
+_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks", "_backward_pre_hooks")
+_TENSOR_HOOKS = ("_backward_hooks", "_post_accumulate_grad_hooks")
+_OPAQUE = (types.FunctionType, types.MethodType, types.BuiltinFunctionType, types.ModuleType,
+           type, functools.partial)
+
+
+def _hooks(obj: Any, names: tuple[str, ...]) -> int:
+    return sum(len(getattr(obj, n, None) or {}) for n in names)
+
+
+def _walk(found: dict, path: str, obj: Any, seen: set) -> None:
+    """Record what is at `path` (a tensor's values, flags, `.grad`, attributes, hooks), and
+    walk on into what it holds."""
+    if isinstance(obj, (bool, int, float, str, bytes, type(None), torch.dtype)):
+        found[path] = ("value", obj)
+        return
+    if isinstance(obj, torch.Tensor):
+        grad = obj.grad if obj.is_leaf or obj.retains_grad else None
+        found[path] = ("tensor", obj, obj.detach().clone(), obj.requires_grad,
+                       None if grad is None else grad.detach().clone(), set(vars(obj)),
+                       _hooks(obj, _TENSOR_HOOKS))
+        if id(obj) in seen:
+            return
+        inside = vars(obj).items()
+    elif isinstance(obj, _OPAQUE) or id(obj) in seen:
+        found[path] = ("object", obj)
+        return
+    elif isinstance(obj, torch.nn.Module):
+        found[path] = ("module", obj, set(vars(obj)), _hooks(obj, _HOOKS))
+        inside = [*obj._parameters.items(), *obj._buffers.items(), *obj._modules.items(),
+                  *((k, v) for k, v in vars(obj).items() if not k.startswith("_"))]
+    elif isinstance(obj, (list, tuple)):
+        found[path] = (type(obj).__name__, obj, len(obj))
+        inside = [(f"[{i}]", v) for i, v in enumerate(obj)]
+    elif isinstance(obj, Mapping):
+        found[path] = ("dict", obj, list(obj))
+        inside = [(f"[{k!r}]", v) for k, v in obj.items()]
+    elif hasattr(obj, "__dict__"):
+        found[path] = ("object", obj, set(vars(obj)))
+        inside = vars(obj).items()
+    else:
+        found[path] = ("object", obj)
+        return
+    seen.add(id(obj))
+    for k, v in inside:
+        name = k if k.startswith("[") else f"[{k}]" if k.isdigit() else f".{k}"
+        _walk(found, path + name, v, seen)
+
+
+class _Snapshot(dict):
+    roots: dict
+
+
+def snapshot(**roots: Any) -> _Snapshot:
+    """What the answer is given, before it runs, to tell afterwards what it changed."""
+    found = _Snapshot()
+    seen: set = set()
+    for name, obj in roots.items():
+        _walk(found, name, obj, seen)
+    found.roots = roots
+    return found
+
+
+def _allowed(path: str, allow: Sequence[str]) -> bool:
+    return any(path == a or path.startswith((a + ".", a + "[")) or (
+        a.startswith("*") and path.endswith(a[1:])) for a in allow)
+
+
+def expect_unchanged(before: _Snapshot, who: str, allow: Sequence[str] = (),
+                     grad: str = "", g: str = "") -> None:
+    """All `snapshot` saw is as it was: the objects in their places, containers, values,
+    `requires_grad`, `.grad`, attributes, hooks; but the paths `allow`ed ("inp.g", "*.grad").
+    `grad` and `g` are said after a changed `.grad` or `.g`."""
+    now = snapshot(**before.roots)
+    for path, was in before.items():
+        if _allowed(path, allow):
+            continue
+        is_ = now.get(path)
+        problem = _difference(path, was, is_, grad, _allowed(path + ".grad", allow)) \
+            if is_ is not None else f"removed {path}: leave it as it was"
+        if problem:
+            raise CheckFailed(f"{who} {problem}")
+    added = [p for p in now if p not in before and not _allowed(p, allow)]
+    if added:
+        path = added[0]
+        raise CheckFailed(f"{who} " + (f"set {path}; it should only read the tensors it is "
+                                       f"given" + (f"\n{g}" if g else "") if path.endswith(".g")
+                                       else f"added {path}: leave it as it was"))
+
+
+def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) -> str | None:
+    kind, obj = was[0], was[1]
+    if kind == "value":
+        return None if is_[0] == "value" and is_[1] == obj else f"changed {path}"
+    if is_[1] is not obj:
+        return (f"replaced {path} with another {'tensor' if kind == 'tensor' else 'object'}: "
+                f"leave it as it was")
+    if kind == "tensor":
+        _, t, value, requires_grad, old_grad, attrs, hooks = was
+        if t.shape != value.shape or not torch.equal(t.detach(), value):
+            return (f"changed the values of {path}: leave the weights as they were"
+                    if isinstance(t, torch.nn.Parameter) else
+                    f"changed {path} in place; it should only read it (use out-of-place "
+                    f"ops, e.g. x * y instead of x.mul_(y))")
+        if t.requires_grad != requires_grad:
+            return (f"switched {'on' if t.requires_grad else 'off'} {path}.requires_grad; leave it "
+                    "as it was (for autograd, work on a copy: x.detach().requires_grad_())")
+        new_grad = is_[4]
+        same = old_grad is new_grad is None or (
+            old_grad is not None and new_grad is not None and old_grad.shape == new_grad.shape
+            and torch.equal(old_grad, new_grad))
+        if not (same or any_grad):
+            said = ("left a tensor in" if old_grad is None else "set to None" if new_grad
+                    is None else "zeroed" if not new_grad.any() else "changed")
+            return (f"{said} {path}.grad" + (", which was None" if old_grad is None else "")
+                    + (f"\n{grad}" if grad else ""))
+        if _hooks(t, _TENSOR_HOOKS) > hooks:
+            return f"left a hook on {path}: remove each hook you register (handle.remove())"
+        return None
+    if kind == "module":
+        if _hooks(obj, _HOOKS) > was[3]:
+            return f"left a hook on {path}: remove each hook you register (handle.remove())"
+        added = sorted(set(vars(obj)) - was[2])
+        return f"added .{added[0]} to {path}: leave it as it was" if added else None
+    if kind in ("list", "tuple") and len(obj) != was[2]:
+        return (f"changed the {kind} {path} (it held {was[2]} items, now {len(obj)}): a name "
+                f"given to it is that same {kind}; work on a copy, e.g. list(...)")
+    if kind == "dict" and list(obj) != was[2]:
+        return f"changed the keys of {path}: leave it as it was"
     return None
 
 
-_ARGUMENTS = re.compile(r"positional argument|keyword argument|required argument|"
-                        r"takes no arguments|arguments? but \d+ (was|were) given")
-
-
-def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
-                errors: Mapping[Any, str] | None = None) -> Any:
-    """Call the learner's `answer(*args)`; turn an exception into a sentence.
-
-    `what` names the answer in the message ("your sigmoid_grad"). `hint` says
-    how the answer is called; it is shown only when the call itself fails
-    (the answer takes other arguments). An error raised inside the answer is
-    diagnosed when the course taught it (a name this kernel does not know,
-    autograd's refusals in `AUTOGRAD_ERRORS`; `errors` replaces a sentence,
-    by the same keys, ``"nonleaf_grad"`` or ``"name:<name>"``, or adds one for
-    an ``(ExceptionType, "text in its message")`` key), and otherwise
-    shown as its type and first sentence. The learner's own lines are kept for
-    IPython to show.
-    """
-    expect_callable(answer, what)
-    try:
-        inspect.signature(answer).bind(*args)
-    except TypeError as e:
-        raise CheckFailed(f"{what} cannot be called this way: {e}"
-                          + (f"\nHint: {hint}" if hint else "")) from None
-    except ValueError:  # no signature to read (a builtin): just call it
-        pass
-    error = None
-    with warnings.catch_warnings(record=True) as seen:
-        warnings.simplefilter("always")
-        try:
-            result = answer(*args)
-        except Exception as e:  # noqa: BLE001 -- any error in learner code becomes a message
-            error = e
-    for w in seen:   # passed on, for exercise_check to judge
-        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    if error is None:
-        return result
-    diagnosis = _diagnose(error, seen, errors)
-    said = f"{type(error).__name__}: {_first_sentence(str(error))}"
-    if diagnosis is None and hint and isinstance(error, TypeError) and _ARGUMENTS.search(
-            str(error)):
-        diagnosis = f"Hint: {hint}"          # a function of the answer's got other arguments
-    message = f"{what} raised {said}" + (f"\n{diagnosis}" if diagnosis else "")
-    raise CheckFailed(message, _learner_frames(error.__traceback__)) from error
-
-
+# -- types ---------------------------------------------------------------------------------
 def expect_callable(answer: Any, what: str) -> None:
     """`answer` is a function or a class, or a `CheckFailed` saying what it is instead."""
     if not callable(answer):
-        raise CheckFailed(f"{what} should be a function or a class, "
-                          f"but it is {_describe(answer)}")
+        raise CheckFailed(f"{what} should be a function or a class, but it is {describe(answer)}")
 
 
 def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -> torch.Tensor:
     """`value` if it is a tensor (of `shape`, when given); else a `CheckFailed` naming `what`."""
     if not isinstance(value, torch.Tensor):
-        raise CheckFailed(f"{what} should be a tensor, but it is {_describe(value)}")
+        raise CheckFailed(f"{what} should be a tensor, but it is {describe(value)}")
     if shape is not None and tuple(value.shape) != tuple(shape):
         raise CheckFailed(f"{what} has shape {tuple(value.shape)}, expected {tuple(shape)}")
     return value
 
 
-def expect_int(value: Any, what: str) -> int:
-    """`value` as an int: a Python or NumPy integer, or a 0-d integer tensor; not a bool."""
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and not value.is_floating_point() \
-            and value.dtype != torch.bool:
-        return int(value.item())
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and \
-            type(value).__name__ not in ("bool_", "bool"):
-        return int(value)
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and \
-            float(value).is_integer():
-        raise CheckFailed(f"{what} should be a whole number of type int, but it is "
-                          f"{_describe(value)}: convert it with int(...)")
-    raise CheckFailed(f"{what} should be an int, but it is {_describe(value)}")
-
-
-def expect_number(value: Any, what: str) -> float:
-    """`value` as a float: any real Python or NumPy number, or a 0-d tensor; not a bool."""
-    if isinstance(value, torch.Tensor) and value.dim() == 0 and value.dtype != torch.bool:
-        return float(value.item())
-    if isinstance(value, numbers.Real) and not isinstance(value, bool) and \
-            type(value).__name__ not in ("bool_", "bool"):
-        return float(value)
-    raise CheckFailed(f"{what} should be a number, but it is {_describe(value)}")
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")
 
 
 def a_type(value: Any) -> str:
-    """'None', 'an int', 'a list', ...: what kind of thing the learner gave."""
-    if value is None:
-        return "None"
+    """'None', 'an int', 'the class Tape, derived from Module': what the learner gave."""
+    if value is None or isinstance(value, type):
+        bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
+        return "None" if value is None else f"the class {value.__name__}" + (
+            f", derived from {bases}" if bases else "")
     name = type(value).__name__
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
 
-def dtype_name(t: torch.Tensor | torch.dtype) -> str:
-    """'float32' for a float32 tensor or dtype."""
-    return str(t.dtype if isinstance(t, torch.Tensor) else t).removeprefix("torch.")
-
-
-def _describe(value: Any) -> str:
+def describe(value: Any) -> str:
     """`a_type(value)` with its repr, shortened: "an int (3)"."""
     if value is None:
         return "None"
@@ -344,132 +602,21 @@ def _describe(value: Any) -> str:
     return f"{a_type(value)} ({text})"
 
 
+def dtype_name(t: torch.Tensor | torch.dtype) -> str:
+    """'float32' for a float32 tensor or dtype."""
+    return str(t.dtype if isinstance(t, torch.Tensor) else t).removeprefix("torch.")
+
+
 def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
-    """`t.g`, or a `CheckFailed` saying that `who` did not set `name.g` as a float
-    tensor of `t`'s shape."""
+    """`t.g` if it is a float tensor of `t`'s shape; else a `CheckFailed` saying what it is."""
     g = getattr(t, "g", None)
     if not isinstance(g, torch.Tensor):
-        raise CheckFailed(
-            f"{who} did not set {name}.g to a tensor"
-            + ("" if g is None else f" (it is {_describe(g)})")
-        )
+        raise CheckFailed(f"{who} did not set {name}.g to a tensor"
+                          + ("" if g is None else f" (it is {describe(g)})"))
     if g.shape != t.shape:
-        raise CheckFailed(
-            f"{name}.g has shape {tuple(g.shape)}, but a gradient has the shape of its "
-            f"tensor: {tuple(t.shape)}"
-        )
+        raise CheckFailed(f"{name}.g has shape {tuple(g.shape)}, but a gradient has the shape "
+                          f"of its tensor: {tuple(t.shape)}")
     if not g.is_floating_point():
-        raise CheckFailed(f"{name}.g is a tensor of {dtype_name(g)}; "
-                          f"a gradient holds real numbers (a float dtype)")
+        raise CheckFailed(f"{name}.g is a tensor of {dtype_name(g)}; a gradient holds real "
+                          f"numbers (a float dtype)")
     return g
-
-
-def snapshot(**tensors: torch.Tensor) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
-    """Copies of `tensors` (and of their `.g`, if any), taken before the learner's code runs."""
-    def copy(t):
-        g = getattr(t, "g", None)
-        return t.detach().clone(), (g.detach().clone() if isinstance(g, torch.Tensor) else g)
-    return {name: (t, *copy(t)) for name, t in tensors.items()}
-
-
-def expect_unchanged(before: Mapping[str, tuple], who: str, g: bool = True) -> None:
-    """Each tensor of `snapshot(...)` still holds its values (and, if `g`, its `.g`)."""
-    for name, (t, value, old_g) in before.items():
-        if t.shape != value.shape or not torch.equal(t.detach(), value):
-            raise CheckFailed(f"{who} changed {name} in place; it should only read it "
-                              f"(use out-of-place ops, e.g. x * y instead of x.mul_(y))")
-        new_g = getattr(t, "g", None)
-        if g and isinstance(old_g, torch.Tensor) and not (
-                isinstance(new_g, torch.Tensor) and new_g.shape == old_g.shape
-                and torch.equal(new_g, old_g)):
-            raise CheckFailed(f"{who} changed {name}.g; it should only read it")
-
-
-_MODULE_HOOKS = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks",
-                 "_backward_pre_hooks")
-
-
-def _hooks(obj: Any, names: tuple[str, ...]) -> int:
-    return sum(len(getattr(obj, n, None) or {}) for n in names)
-
-
-def snapshot_model(model: torch.nn.Module) -> dict[str, Any]:
-    """What a model is made of, before the learner's code runs: modules, parameters
-    (the tensors themselves, their values and `requires_grad`), hooks and attributes."""
-    return {
-        "modules": {n: (m, set(vars(m)), _hooks(m, _MODULE_HOOKS))
-                    for n, m in model.named_modules()},
-        "params": {n: (p, p.detach().clone(), p.requires_grad,
-                       _hooks(p, ("_backward_hooks", "_post_accumulate_grad_hooks")))
-                   for n, p in model.named_parameters()},
-    }
-
-
-def expect_model_unchanged(before: Mapping[str, Any], model: torch.nn.Module, who: str,
-                           values: bool = True) -> None:
-    """`model` is made as `snapshot_model` saw it: the same modules and parameter tensors,
-    no hook left on it, no attribute added, and (if `values`) the same weights."""
-    modules = dict(model.named_modules())
-    params = dict(model.named_parameters())
-    for n, (m, attrs, hooks) in before["modules"].items():
-        where = n or "the model"
-        if modules.get(n) is not m:
-            raise CheckFailed(f"{who} replaced or removed {where}: leave the model's layers "
-                              f"as they were")
-        if _hooks(m, _MODULE_HOOKS) > hooks:
-            raise CheckFailed(f"{who} left a hook on {where}: remove each hook you register "
-                              f"(handle.remove()) before you return")
-        added = sorted(set(vars(m)) - attrs)
-        if added:
-            raise CheckFailed(f"{who} added {', '.join(added)} to {where}: leave the "
-                              f"model as it was")
-    for n, (p, value, requires_grad, hooks) in before["params"].items():
-        if params.get(n) is not p:
-            raise CheckFailed(f"{who} replaced {n} with another tensor: the model must "
-                              f"keep its own parameters (tied ones stay tied)")
-        if p.requires_grad != requires_grad:
-            raise CheckFailed(f"{who} switched requires_grad of {n}; leave it as it was")
-        if _hooks(p, ("_backward_hooks", "_post_accumulate_grad_hooks")) > hooks:
-            raise CheckFailed(f"{who} left a hook on {n}: remove each hook you register "
-                              f"(handle.remove()) before you return")
-        if values and not torch.equal(p.detach(), value):
-            raise CheckFailed(f"{who} changed the values of {n}; it should leave the "
-                              f"weights to the optimizer")
-
-
-def expect_close(
-    ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor], what: str,
-    mistakes: Mapping[str, Mapping[str, torch.Tensor]] | None = None, **tol: float,
-) -> None:
-    """`compare(ours, ref)`, raising a `CheckFailed` of at most three lines.
-
-    Line 1: `what`, and the tensors that differ. Line 2, when `ours` matches
-    the result of one or more `mistakes` (a sentence, "you used = where += was
-    needed", mapped to the result that mistake gives): "Your result is what you
-    get if ..." naming each such mistake. Last line: the largest difference
-    and its tolerance. The learner's `details=True` appends the whole table.
-    """
-    cmp = compare(ours, ref, **tol)
-    if cmp.ok:
-        return
-    lines = [f"{what}: wrong for {', '.join(cmp.failures)}"]
-    matched = [sentence for sentence, result in (mistakes or {}).items()
-               if (names := [n for n in cmp.failures if n in result])
-               and all(_close(ours[n], result[n], ref[n]) for n in names)]
-    if matched:
-        lines.append("Your result is what you get if " + ", or if ".join(matched) + ".")
-    worst = max((r for r in cmp.rows if not r.close), key=lambda r: r.max_abs_diff / r.atol)
-    lines.append(f"Largest difference: {worst.max_abs_diff:.2g} in {worst.name}, where "
-                 f"{worst.atol:.1g} is allowed"
-                 + ("" if _DETAILS.get() else " (details=True shows every tensor)"))
-    if _DETAILS.get():
-        lines.append(str(cmp))
-    raise CheckFailed("\n".join(lines))
-
-
-def _close(a: torch.Tensor, b: torch.Tensor, ref: torch.Tensor) -> bool:
-    if not isinstance(b, torch.Tensor) or a.shape != b.shape:
-        return False
-    scale = ref.detach().abs().max().item() if ref.numel() else 1.0
-    return torch.allclose(a.detach().double(), b.detach().double(),
-                          rtol=1e-5, atol=1e-6 * max(scale, 1e-3))

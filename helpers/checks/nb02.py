@@ -1,32 +1,28 @@
-"""Checks for the exercises of notebook 02, layers as objects.
-
-The module holds its own copies of the notebook's `Module` layers (`Module`,
-`Lin`, `Relu`, `Mse`, section 4) and a `Chain` (the question's `Model`, given
-its layers), so that no check depends on a class or tensor the notebook
-defines or later changes. A learner's `Mul` may subclass either the
-notebook's `Module` or this one, or none: the checks only call a layer and its
-`backward`, exactly as `Model` does.
-
-The Exercises section imports what its answers use from here (`Module`,
-`torch`), so that it runs after a kernel restart, and `small_chain()`, a
-model to try Exercise 1's `chain_ok` on by hand.
-"""
+"""Checks for the exercises of notebook 02, layers as objects. The module holds its own copy
+of the notebook's `Module` layers (section 4) and a `Chain` (the question's `Model`); a
+learner's `Mul` may subclass either `Module`, or none. `small_chain()` is a model to try
+Exercise 1's `chain_ok` on by hand."""
 
 from __future__ import annotations
+
+import numbers
 
 import torch
 
 from helpers.checks import (
     CheckFailed,
+    Mistake,
     call_answer,
+    code_uses,
+    describe,
     dtype_name,
     exercise_check,
     expect_callable,
     expect_close,
-    expect_int,
     expect_tensor,
     expect_unchanged,
-    passed,
+    judge,
+    matching,
     read_g,
     snapshot,
 )
@@ -38,7 +34,6 @@ __all__ = ["Module", "check_chain_ok", "check_mul", "check_outer_bytes", "small_
 
 
 # -- the notebook's layers, copied (section 4) ----------------------------------------------
-
 # recap of 02 §4
 class Module:
     """Stores the inputs in `self.args` and the output in `self.out`, and returns that output."""
@@ -104,13 +99,9 @@ class Chain:
 
 
 # -- Exercise 1 -----------------------------------------------------------------------------
-
 def _handing_on(cls, kind):
-    """A subclass of layer `cls` that stores its output but hands the next layer `kind` of it.
-
-    kind "copy": `out.clone()` (equal values, another object); "view": `out.view(out.shape)`
-    (the same memory, another object).
-    """
+    """A subclass of layer `cls` that stores its output but hands the next layer `kind` of it:
+    "copy", `out.clone()` (equal values, another object); "view", `out.view(out.shape)`."""
     def __call__(self, *args):
         out = cls.__call__(self, *args)
         return out.clone() if kind == "copy" else out.view(out.shape)
@@ -119,48 +110,46 @@ def _handing_on(cls, kind):
 
 
 # (hidden widths, broken link, how): link k joins layers[k] to the next layer (or the loss)
-_CHAINS = [
-    ((6,), None, None),
-    ((6,), 0, "copy"),
-    ((6,), 1, "copy"),
-    ((6,), 2, "copy"),
-    ((6,), 1, "view"),
-    ((5, 4), None, None),
-    ((5, 4), 3, "view"),
-    ((), None, None),
-    ((), 0, "copy"),
+_CHAINS = [((6,), None, None), ((6,), 0, "copy"), ((6,), 1, "copy"), ((6,), 2, "copy"),
+           ((6,), 1, "view"), ((5, 4), None, None), ((5, 4), 3, "view"), ((), None, None),
+           ((), 0, "copy")]
+
+
+def _says(verdict):
+    """`gives` of a mistake from its verdict on (links, broken link, how)."""
+    return lambda case: verdict(2 * len(case[0]) + 1, case[1], case[2])
+
+
+_DATA = dict(seen=lambda a: code_uses(a, attr="data", op="IS_OP"))
+_NOT_DATA = dict(seen=lambda a: not code_uses(a, attr="data", op="IS_OP"))
+CHAIN = [
+    Mistake("values", "you compared values (torch.equal, ==): a copy has equal values, yet is "
+            "another object, with its own .g; use `is`", gives=_says(lambda n, k, kind: True)),
+    Mistake("memory", "you compared memory (data_ptr): a view shares it, yet is another object, "
+            "with its own .g; use `is`",
+            gives=_says(lambda n, k, kind: k is None or kind == "view")),
+    Mistake("last", "you left out the last link, the last layer's .out to model.loss.args[0]",
+            gives=_says(lambda n, k, kind: k is None or k == n - 1)),
+    Mistake("first", "you skipped the first link, layers[0].out to layers[1].args[0]",
+            gives=_says(lambda n, k, kind: k is None or k == 0)),
+    Mistake("loss_only", "you tested only the link to the loss; the links between layers "
+            "count too", gives=_says(lambda n, k, kind: k is None or k != n - 1)),
+    Mistake("any", "you returned True when any link holds; a chain is whole when all do",
+            gives=_says(lambda n, k, kind: k is None or n > 1)),
+    Mistake("inverted", "you returned the opposite verdict, False for every whole chain",
+            gives=_says(lambda n, k, kind: k is not None)),
+    Mistake("data_is", "you compared .data with `is`: .data makes a new tensor at every "
+            "access, so `a.data is b.data` is never True; compare the tensors themselves",
+            gives=_says(lambda n, k, kind: False), **_DATA),
+    Mistake("pairs", "you compared other pairs than a layer's .out and the next one's "
+            ".args[0] (args is a tuple)", gives=_says(lambda n, k, kind: False), **_NOT_DATA),
+    Mistake("ambiguous", "== compares two tensors entry by entry and gives a tensor; whether "
+            "two names are one object is asked with `is`", raises=(RuntimeError, "ambiguous")),
+    Mistake("inp", "Module layers keep their inputs in layer.args, not layer.inp (the "
+            "question's layers): the input is layer.args[0]",
+            raises=(AttributeError, "object has no attribute 'inp'"),
+            seen=lambda a: not code_uses(a, attr="args")),
 ]
-
-
-def _links(widths) -> int:
-    """How many links a chain through `widths` has: one a layer (the last one to the loss)."""
-    return 2 * len(widths) + 1
-
-
-# What each mistake answers on each chain, given (links, broken, kind); the learner's
-# answers on all nine chains are compared with these, to name a mistake only when the
-# answer behaves exactly as that mistake does.
-_MISTAKES = {
-    "you compared values (torch.equal, ==): a copy has equal values, yet is another "
-    "object, with its own .g; use `is`":
-        lambda n, k, kind: True,
-    "you compared memory (data_ptr): a view shares it, yet is another object, with its "
-    "own .g; use `is`":
-        lambda n, k, kind: k is None or kind == "view",
-    "you left out the last link, the last layer's .out to model.loss.args[0]":
-        lambda n, k, kind: k is None or k == n - 1,
-    "you skipped the first link, layers[0].out to layers[1].args[0]":
-        lambda n, k, kind: k is None or k == 0,
-    "you tested only the link to the loss; the links between layers count too":
-        lambda n, k, kind: k is None or k != n - 1,
-    "you returned True when any link holds; a chain is whole when all do":
-        lambda n, k, kind: k is None or n > 1,
-    "you returned the opposite verdict, False for every whole chain":
-        lambda n, k, kind: k is not None,
-    "you compared other pairs than a layer's .out and the next one's .args[0] "
-    "(args is a tuple)":
-        lambda n, k, kind: False,
-}
 
 
 def _chain(widths, broken, kind, seed):
@@ -175,243 +164,168 @@ def _chain(widths, broken, kind, seed):
             layers.append(Relu())
         layers.append(Lin(torch.randn(a, b, generator=g), torch.randn(b, generator=g)))
     if broken is not None:
-        layer = layers[broken]
-        layer.__class__ = _handing_on(type(layer), kind)
+        layers[broken].__class__ = _handing_on(type(layers[broken]), kind)
     model = Chain(layers, Mse())
     model(inp, targ)
     return model
 
 
 def small_chain(broken=False):
-    """A `Lin -> Relu -> Lin -> Mse` chain that has run forward, to try `chain_ok` on by hand.
-
-    broken=True: the `Relu` hands the second `Lin` a copy of its output (equal values,
-    another object), so the chain is not whole.
-    """
+    """A `Lin -> Relu -> Lin -> Mse` chain that has run forward, to try `chain_ok` on; with
+    broken=True the `Relu` hands the second `Lin` a copy of its output: not whole."""
     return _chain((6,), 1 if broken else None, "copy", seed=0)
 
 
-def _describe_chain(model, broken, kind) -> str:
-    names = " -> ".join(type(layer).__name__ for layer in [*model.layers, model.loss])
+def _describe_chain(widths, broken, kind) -> str:
+    names = " -> ".join(["Lin", *["Relu", "Lin"] * len(widths), "Mse"])
     if broken is None:
         return f"a whole chain, {names}"
-    nxt = "model.loss" if broken == len(model.layers) - 1 else f"layers[{broken + 1}]"
-    what = "a copy of its output" if kind == "copy" else "a view of its output"
-    return f"{names}, where layers[{broken}] hands {nxt} {what}"
-
-
-def _stored(model):
-    """The objects each layer and the loss hold, to tell later whether chain_ok changed them."""
-    return [(layer, layer.out, layer.args) for layer in [*model.layers, model.loss]]
-
-
-def _tensors(model):
-    """{place: tensor} for every tensor the model holds: outputs, inputs, weights."""
-    found = {}
-    for k, layer in enumerate([*model.layers, model.loss]):
-        where = "model.loss" if layer is model.loss else f"layers[{k}]"
-        found[f"{where}.out"] = layer.out
-        found.update({f"{where}.args[{j}]": t for j, t in enumerate(layer.args)})
-        for name in ("w", "b"):
-            if isinstance(getattr(layer, name, None), torch.Tensor):
-                found[f"{where}.{name}"] = getattr(layer, name)
-    return found
-
-
-def _attributes(model):
-    """Each tensor of the model with a copy of its values and of its attributes (`.g`, ...)."""
-    return [(place, t, t.detach().clone(), dict(vars(t))) for place, t in _tensors(model).items()]
-
-
-def _expect_untouched(attributes) -> None:
-    for place, t, value, attrs in attributes:
-        now = vars(t)
-        added = [name for name in now if name not in attrs]
-        changed = [name for name in attrs if name not in now or now[name] is not attrs[name]]
-        if added or changed:
-            name = (added or changed)[0]
-            raise AssertionError(
-                f"your chain_ok changed the model: {place} "
-                + (f"has a new attribute .{name}" if added else f"had its .{name} changed")
-                + ("; chain_ok should only look, not run model.backward(), which writes .g"
-                   if name == "g" else "; chain_ok should only look")
-            )
-        if not torch.equal(t.detach(), value):
-            raise AssertionError(f"your chain_ok changed the values of {place} in place; "
-                                 "chain_ok should only look")
-
-
-def _numpy(value) -> bool:
-    return type(value).__module__.split(".")[0] == "numpy"
+    nxt = "model.loss" if broken == 2 * len(widths) else f"layers[{broken + 1}]"
+    return f"{names}, where layers[{broken}] hands {nxt} a {kind} of its output"
 
 
 def _as_bool(got):
     """`got` as a Python bool if it is one: a Python or NumPy bool, or a 0-d bool tensor."""
     if isinstance(got, bool):
         return got
-    if _numpy(got) and getattr(getattr(got, "dtype", None), "kind", "") == "b" \
-            and getattr(got, "ndim", 1) == 0:
+    if type(got).__module__.split(".")[0] == "numpy" and getattr(
+            getattr(got, "dtype", None), "kind", "") == "b" and getattr(got, "ndim", 1) == 0:
         return bool(got)
     if isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.dim() == 0:
         return bool(got.item())
     what = "None (a function with no `return` gives None)" if got is None else \
         f"{got!r}, of type {type(got).__name__}"
-    raise AssertionError("chain_ok should return True or False, got " + what)
+    raise CheckFailed("chain_ok should return True or False, got " + what)
 
 
-# Errors a learner's chain_ok raises that the notebook has taught: (type, text, diagnosis).
-_CHAIN_ERRORS = [
-    (RuntimeError, "ambiguous", "== compares two tensors entry by entry and gives a tensor; "
-                                "whether two names are one object is asked with `is`"),
-]
-# The question's layers store their input as `.inp`; a Module layer keeps it in `.args`.
-_READ_INP = ("chain_ok read layer.inp, which Module layers do not have:\n"
-             "they keep their inputs in layer.args, and the input is layer.args[0]")
-
-
-def _call_chain_ok(chain_ok, model):
-    try:
-        return call_answer(chain_ok, model, what="your chain_ok",
-                           hint="it is called as chain_ok(model), with one argument")
-    except CheckFailed as e:
-        cause, message = e.__cause__, str(e)
-        if isinstance(cause, AttributeError) and getattr(cause, "name", None) == "inp" \
-                and hasattr(getattr(cause, "obj", None), "args"):
-            raise CheckFailed(_READ_INP) from None     # says where: no frame
-        for kind, text, diagnosis in _CHAIN_ERRORS:
-            if isinstance(cause, kind) and text in str(cause) and "\n" not in message:
-                raise CheckFailed(f"{message}\n{diagnosis}", e.learner_frames) from None
-        raise
+def _chain_trial(chain_ok, seed, case):
+    model = _chain(*case, seed)
+    got = call_answer(chain_ok, model, what="your chain_ok", mistakes=CHAIN,
+                      hint="it is called as chain_ok(model), with one argument", keep=dict(
+                          model=model), g="chain_ok should only look, not run model.backward(), "
+                                          "which writes .g")
+    return _as_bool(got)
 
 
 @exercise_check
-def check_chain_ok(chain_ok) -> None:
-    """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones.
-
-    Runs `chain_ok` on nine models of `Module` layers (one, three or five
-    layers, each with `.layers` and `.loss`, like `Model`) that have run
-    forward: three whole ones and six with one broken link, first, middle or
-    last (to the loss), broken by a copy or by a view (same memory, another
-    object).
-
-    Requires: True exactly when every layer's `.out` *is* the object the next
-    layer stored as `.args[0]` and the last layer's `.out` is
-    `model.loss.args[0]`, else False (a Python or NumPy bool, or a 0-d bool
-    tensor); the model left as it was (no layer's `.out` or `.args` replaced;
-    no tensor of the model, output, input or weight, given a new attribute
-    such as the `.g` a backward writes, or changed). An answer that reads the
-    question's `layer.inp` is told where a `Module` layer keeps its input
-    (`layer.args[0]`). A wrong verdict names the first chain judged wrong
-    and, when the answers on all nine chains are exactly those of a known
-    mistake (values, memory, a link left out, `any`, other pairs), that
-    mistake. Leaves free: how the links are walked (zip,
-    indices, a loop with an early return) and how identity is tested (`is`,
-    `id(a) == id(b)`).
-    """
+def check_chain_ok(chain_ok) -> str:
+    """Exercise 1: `chain_ok(model)` tells whole chains of objects from broken ones: nine
+    models run forward, three whole, six with a link broken by a copy or a view."""
     expect_callable(chain_ok, "chain_ok")
-    answers = []
-    for seed, (widths, broken, kind) in enumerate(_CHAINS):
-        model = _chain(widths, broken, kind, seed)
-        before, attributes = _stored(model), _attributes(model)
-        got = _call_chain_ok(chain_ok, model)
-        for layer, out, args in before:
-            if layer.out is not out or layer.args is not args:
-                raise AssertionError(
-                    f"your chain_ok changed the model: {type(layer).__name__}.out or .args "
-                    "holds another object after the call; chain_ok should only look"
-                )
-        _expect_untouched(attributes)
-        answers.append((_as_bool(got), model))
-    wrong = [(got, model, case) for (got, model), case in zip(answers, _CHAINS)
-             if got is not (case[1] is None)]
+    got = [_chain_trial(chain_ok, seed, case) for seed, case in enumerate(_CHAINS)]
+    wrong = [(g, case) for g, case in zip(got, _CHAINS) if g is not (case[1] is None)]
     if not wrong:
-        passed(f"chain_ok: all {len(_CHAINS)} chains judged right")
-        return
-    got, model, (_, broken, kind) = wrong[0]
-    seen = [got for got, _ in answers]
-    matched = [mistake for mistake, says in _MISTAKES.items()
-               if seen == [says(_links(w), k, h) for w, k, h in _CHAINS]]
-    second = ("All nine verdicts fit this mistake: " + "; or ".join(matched)
-              if matched else f"It judged {len(wrong)} of the {len(_CHAINS)} chains wrong.")
-    raise AssertionError(f"chain_ok returned {got} for {_describe_chain(model, broken, kind)}"
-                         f"\n{second}")
+        return f"chain_ok: all {len(_CHAINS)} chains judged right"
+    named = matching(CHAIN, _CHAINS, got, chain_ok)
+    second = ("All nine verdicts fit this mistake: " + "; or ".join(m.says for m in named)
+              if named else f"It judged {len(wrong)} of the {len(_CHAINS)} chains wrong.")
+    raise CheckFailed(f"chain_ok returned {wrong[0][0]} for {_describe_chain(*wrong[0][1])}"
+                      f"\n{second}", *[m.key for m in named])
 
 
 # -- Exercise 2 -----------------------------------------------------------------------------
-
-# (seed, shape, dtype, what b is, whether the inputs carry a stale .g from an earlier run)
-_MUL_CASES = [
-    (3, (5, 3), torch.float32, "other", False),
-    (4, (4, 6), torch.float64, "other", True),
-    (5, (6, 2), torch.float32, "same", False),
-    (6, (3, 5), torch.float64, "same", True),
-    (7, (4, 4), torch.float32, "view", True),
-    (8, (2, 7), torch.float64, "copy", False),
-]
-
+# (seed, shape, dtype, what b is, whether the inputs carry a stale .g from an earlier run);
+# then the network, where h feeds two Muls
+_MUL_CASES = [(3, (5, 3), torch.float32, "other", False), (4, (4, 6), torch.float64, "other", True),
+              (5, (6, 2), torch.float32, "same", False), (6, (3, 5), torch.float64, "same", True),
+              (7, (4, 4), torch.float32, "view", True), (8, (2, 7), torch.float64, "copy", False),
+              (9, None, torch.float64, "network", False)]
 _PAIRS = {"other": "two tensors", "view": "a tensor and its view",
           "copy": "a tensor and its copy"}
-_STALE = ("you added the shares to the .g left from an earlier run: give each .g a zero "
-          "start before the backward pass")
-_TWO_OBJECTS = {"view": "a view of a", "copy": "a copy of a"}
-_NO_G = "+= needs a .g to add to: give each .g a zero start before the backward pass"
+
+
+class _Mul(Module):
+    """The right Mul, or a mistaken one: where .g starts at zero (`zero`), `add` (+= or =),
+    the `shares`, `one` zero tensor for both, a and b taken for one `by` values or memory."""
+    zero, add, shares, one, by = "call", True, "right", False, None
+
+    def __call__(self, a, b):
+        if self.zero == "call" and self.one:
+            a.g = b.g = torch.zeros_like(a)
+        elif self.zero == "call":
+            a.g, b.g = torch.zeros_like(a), torch.zeros_like(b)
+        return super().__call__(a, b)
+
+    def forward(self, a, b):
+        return a * b
+
+    def bwd(self, out, a, b):
+        for t in (a, b):
+            if self.zero == "bwd" or (self.zero == "missing" and not hasattr(t, "g")):
+                t.g = torch.zeros_like(t)
+        two = self.by == "equal" and torch.equal(a, b) or (
+            self.by == "ptr" and a.data_ptr() == b.data_ptr())
+        up = torch.ones_like(out.g) if self.shares == "no_up" else out.g
+        for t, other in ((a, b), (b, a)):
+            share = 2 * up * t if two else up * (t if self.shares == "swapped" else other)
+            if self.add:
+                t.g += share
+            else:
+                t.g = share
+
+
+_ASSIGNED = ", and assigned them with =, where a .g that takes two shares needs +="
+MUL = [Mistake(key, says, gives=lambda c, f=flags: _mul_trial(type("Mul", (_Mul,), f), c))
+       for key, says, flags in [
+    ("replaced", "a share replaced what was in .g (= instead of +=): where a and b are one "
+     "tensor, or h feeds two Muls, one .g takes two shares", dict(add=False)),
+    ("zero_bwd", "your backward replaced h.g (zeroed it, or used = for a share) after the "
+     "other Mul had added its share: zero each .g before the backward pass, then add",
+     dict(zero="bwd")),
+    ("stale", "you added the shares to the .g left from an earlier run: give each .g a zero "
+     "start before the backward pass", dict(zero="missing")),
+    ("one_zeros", "a.g and b.g are one object (a.g = b.g = torch.zeros_like(a) does that), so "
+     "each share lands in both: give each its own zeros", dict(one=True)),
+    ("swapped", "you swapped the shares: a.g is out.g * b, b.g is out.g * a",
+     dict(shares="swapped")),
+    ("swapped=", "you swapped the shares (a.g is out.g * b, b.g is out.g * a)" + _ASSIGNED,
+     dict(shares="swapped", add=False)),
+    ("no_up", "you left out the upstream gradient out.g", dict(shares="no_up")),
+    ("no_up=", "you left out the upstream gradient out.g" + _ASSIGNED,
+     dict(shares="no_up", add=False)),
+    ("equal", "you took a and b for one tensor when their values are equal: a copy or a view "
+     "is another object, with its own .g; test with `is`", dict(by="equal", add=False)),
+    ("ptr", "you took a and b for one tensor when they share memory: a view is another "
+     "object, with its own .g; test with `is`", dict(by="ptr", add=False))]] + [
+    Mistake("no_g", "+= needs a .g to add to: give each .g a zero start before the backward "
+            "pass", raises=(AttributeError, "attribute 'g'"))]
+MUL_FORWARD = [Mistake("plus", "you added a and b instead of multiplying them",
+                       gives=lambda c: _product(c, torch.add))]
+
+
+def _product(case, op):
+    a, b, _ = _pair(*case)
+    return {"a * b": op(a, b)}
 
 
 def _new_mul(Mul):
-    layer = call_answer(Mul, what="Mul()",
-                        hint="it is called as Mul(), with no arguments: a Module subclass "
-                             "needs no __init__")
+    layer = call_answer(Mul, what="Mul()", hint="it is called as Mul(), with no arguments: a "
+                                                 "Module subclass needs no __init__")
     if not callable(layer):
-        raise AssertionError(
-            f"Mul() made {type(layer).__name__!r} object, which cannot be called as a layer: "
-            "subclass Module (it has __call__ and backward) and write forward and bwd"
-        )
+        raise CheckFailed(f"Mul() made {type(layer).__name__!r} object, which cannot be called "
+                          "as a layer: subclass Module (it has __call__ and backward) and write "
+                          "forward and bwd")
     return layer
 
 
-def _mul_forward(layer, a, b, shape):
-    """Run the layer forward on (a, b); check it returns a * b, the object it keeps as .out."""
-    before = snapshot(a=a, b=b)
+def _mul_forward(layer, a, b):
+    """The layer's output on (a, b), a tensor of a's shape and dtype."""
     out = call_answer(layer, a, b, what="your Mul's forward pass",
                       hint="a layer with two inputs is called as layer(a, b); Module.__call__ "
                            "calls self.forward(a, b), stores what it returns as self.out and "
-                           "returns it")
-    expect_unchanged(before, "your Mul's forward pass", g=False)
+                           "returns it", keep=dict(a=a, b=b), allow=("a.g", "b.g"))
     if out is None and "__call__" in vars(type(layer)):
-        raise AssertionError("your Mul's __call__ returned None: return what "
-                             "super().__call__(a, b) returns, the output it stored")
-    expect_tensor(out, "what your Mul returned", shape)
+        raise CheckFailed("your Mul's __call__ returned None: return what "
+                          "super().__call__(a, b) returns, the output it stored")
+    expect_tensor(out, "what your Mul returned", tuple(a.shape))
     if out.dtype != a.dtype:
-        raise AssertionError(f"your Mul returned {out.dtype} for {a.dtype} inputs; a layer "
-                             "keeps its inputs' dtype")
-    a0, b0 = before["a"][1], before["b"][1]
-    expect_close({"a * b": out}, {"a * b": a0 * b0},
-                 "your Mul's forward pass should return a * b",
-                 mistakes={"you added a and b instead of multiplying them": {"a * b": a0 + b0}})
-    if getattr(layer, "out", None) is not out:
-        raise AssertionError(
-            "your Mul returned another object than its self.out, so the next layer's .g "
-            "never reaches its backward: subclass Module, write forward and bwd"
-        )
-    return out, a0, b0
+        raise CheckFailed(f"your Mul returned {out.dtype} for {a.dtype} inputs; a layer keeps "
+                          "its inputs' dtype")
+    return out
 
 
-def _mul_backward(layer):
-    if not callable(getattr(layer, "backward", None)):
-        raise AssertionError("your Mul has no backward method: subclass Module, which has one")
-    try:
-        call_answer(layer.backward, what="your Mul's backward",
-                    hint="it is called as layer.backward(); Module.backward calls "
-                         "self.bwd(self.out, *self.args), i.e. bwd(self, out, a, b)")
-    except CheckFailed as e:
-        cause, message = e.__cause__, str(e)
-        if isinstance(cause, AttributeError) and "attribute 'g'" in str(cause) \
-                and "\n" not in message:
-            raise CheckFailed(f"{message}\n{_NO_G}", e.learner_frames) from None
-        raise
-
-
-def _mul_case(Mul, seed, shape, dtype, how, stale):
+def _pair(seed, shape, dtype, how, stale):
+    """a, b (another tensor, a itself, a view or a copy of a), out.g; a stale .g on each."""
     gen = torch.Generator().manual_seed(seed)
 
     def randn():
@@ -420,135 +334,125 @@ def _mul_case(Mul, seed, shape, dtype, how, stale):
     a = randn()
     b = {"other": randn, "same": lambda: a, "view": lambda: a.view(shape),
          "copy": lambda: a.clone()}[how]()
-    old = {}
-    if stale:
-        for name, t in (("a", a), ("b", b)):
-            old[name] = randn()
-            t.g = old[name].clone()        # an answer's += may change t.g in place
+    for t in (a, b) if stale else ():
+        t.g = randn()
+    return a, b, randn()
+
+
+def _mul_trial(Mul, case) -> dict[str, torch.Tensor]:
+    """The .g Mul's backward leaves: a.g and b.g (x.g, for Mul()(x, x)), or the network's h.g."""
+    if case[3] == "network":
+        return _mul_network(Mul, case[0])
+    a, b, up = _pair(*case)
     layer = _new_mul(Mul)
-    out, a0, b0 = _mul_forward(layer, a, b, shape)
-
-    up = randn()
+    out = _mul_forward(layer, a, b)
+    if getattr(layer, "out", None) is not out:
+        raise CheckFailed("your Mul returned another object than its self.out, so the next layer's "
+                          ".g never reaches its backward: subclass Module, write forward and bwd")
     out.g = up
-    upstream, inputs = snapshot(out=out), snapshot(a=a, b=b)
+    before = snapshot(out=out, a=a, b=b)
     _mul_backward(layer)
-    expect_unchanged(upstream, "your Mul's backward")
-    expect_unchanged(inputs, "your Mul's backward", g=False)
-
-    if how == "same":
-        share = up * a0
-        what = "for Mul()(x, x), x.g should be 2 * out.g * x, its share as a plus its share as b"
-        mistakes = {"the second share replaced the first: here a and b are one tensor, "
-                    "with one .g": {"x.g": share},
-                    "you left out the upstream gradient out.g": {"x.g": 2 * a0}}
-        if stale:
-            mistakes[_STALE] = {"x.g": old["a"] + 2 * share}
-        expect_close({"x.g": read_g(a, "x", "your Mul's backward")}, {"x.g": 2 * share},
-                     what, mistakes=mistakes)
-        return
-    ours = {"a.g": read_g(a, "a", "your Mul's backward"),
-            "b.g": read_g(b, "b", "your Mul's backward")}
-    ref = {"a.g": up * b0, "b.g": up * a0}
-    mistakes = {"you swapped the shares: a.g is out.g * b, b.g is out.g * a":
-                {"a.g": up * a0, "b.g": up * b0},
-                "you left out the upstream gradient out.g": {"a.g": b0, "b.g": a0}}
-    if stale:
-        mistakes[_STALE] = {"a.g": old["a"] + ref["a.g"], "b.g": old["b"] + ref["b.g"]}
-    if how == "other":        # (for a view or a copy, the mistake below gives these numbers)
-        both = ref["a.g"] + ref["b.g"]
-        mistakes["a.g and b.g are one object (a.g = b.g = torch.zeros_like(a) does "
-                 "that), so each share lands in both: give each its own zeros"] = {
-            "a.g": both, "b.g": both}
-    if how in _TWO_OBJECTS:
-        mistakes[f"you took a and b for one tensor: b is {_TWO_OBJECTS[how]}, yet "
-                 "another object, with its own .g; test with `is`"] = {
-            "a.g": 2 * ref["a.g"], "b.g": 2 * ref["b.g"]}
-    expect_close(ours, ref, f"for Mul()(a, b) on {_PAIRS[how]}, a.g should be out.g * b "
-                 "and b.g out.g * a", mistakes=mistakes)
+    expect_unchanged(before, "your Mul's backward", allow=("a.g", "b.g"))
+    return ({"x.g": read_g(a, "x", "your Mul's backward")} if a is b else
+            {f"{n}.g": read_g(t, n, "your Mul's backward") for n, t in (("a", a), ("b", b))})
 
 
-_NETWORK = "where h feeds two Muls (h * h * h)"
+def _mul_backward(layer):
+    if not callable(getattr(layer, "backward", None)):
+        raise CheckFailed("your Mul has no backward method: subclass Module, which has one")
+    call_answer(layer.backward, what="your Mul's backward", mistakes=MUL,
+                hint="it is called as layer.backward(); Module.backward calls "
+                     "self.bwd(self.out, *self.args), i.e. bwd(self, out, a, b)")
 
 
-def _mul_network(Mul, seed=9):
-    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`: h feeds two Muls; every gradient
-    against autograd."""
+def _net_data(seed):
     inp, targ = synthetic_regression(n=12, n_in=5, seed=seed, dtype=torch.float64)
-    w1, b1, w2, b2 = make_weights(5, 6, seed=seed, dtype=torch.float64)
-    lin1, square, cube = Lin(w1, b1), _new_mul(Mul), _new_mul(Mul)
-    lin2, loss = Lin(w2, b2), Mse()
+    return inp, targ, make_weights(5, 6, seed=seed, dtype=torch.float64)
+
+
+def _mul_network(Mul, seed, full=False):
+    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`, the second Mul's backward first: h.g, or
+    (`full`) the input's and weights' .g."""
+    inp, targ, (w1, b1, w2, b2) = _net_data(seed)
+    lin1, square, cube, lin2, loss = Lin(w1, b1), _new_mul(Mul), _new_mul(Mul), Lin(w2, b2), Mse()
     h = lin1(inp)
-    q, _, _ = _mul_forward(square, h, h, tuple(h.shape))
-    r, _, _ = _mul_forward(cube, q, h, tuple(h.shape))
-    loss(lin2(r), targ)
+    q = _mul_forward(square, h, h)
+    loss(lin2(_mul_forward(cube, q, h)), targ)
     loss.backward()
     lin2.backward()
     _mul_backward(cube)
     _mul_backward(square)
     g = read_g(h, "h", "your Mul's backward")
     if torch.finfo(g.dtype).eps > torch.finfo(h.dtype).eps:
-        raise AssertionError(
-            f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)}, h being "
-            f"{dtype_name(h)}: the Lin before it cannot multiply mixed dtypes.\n"
-            f"torch.zeros_like(a) keeps a's dtype; torch.zeros(a.shape) is float32")
-    up = r.g                                  # what the second Lin's backward sent back
-    expect_close({"h.g": g}, {"h.g": 3 * h * h * up},
-                 f"{_NETWORK}, h.g should be the sum of their shares",
-                 mistakes={"your backward replaced h.g (zeroed it, or used =) after the "
-                           "other Mul had added its share: zero each .g before the backward "
-                           "pass":
-                           {"h.g": 2 * h * h * up}})
+        raise CheckFailed(f"{_NETWORK}, your Mul's backward left h.g {dtype_name(g)}, h being "
+                          f"{dtype_name(h)}: the Lin before it cannot multiply mixed dtypes.\n"
+                          f"torch.zeros_like(a) keeps a's dtype; torch.zeros(a.shape) is float32",
+                          "zeros_dtype")
     lin1.backward()
-    tensors = dict(inp=inp, w1=w1, b1=b1, w2=w2, b2=b2)
+    return {"h.g": g} if not full else {n: read_g(t, n, "the backward pass") for n, t in (
+        ("inp", inp), ("w1", w1), ("b1", b1), ("w2", w2), ("b2", b2))}
+
+
+def _network_grads(seed):
+    inp, targ, ws = _net_data(seed)
 
     def loss_fn(inp, w1, b1, w2, b2):
         h = inp @ w1 + b1
         return (((h * h * h) @ w2 + b2).squeeze(-1) - targ).pow(2).mean()
 
-    ours = {name: read_g(t, name, "the backward pass") for name, t in tensors.items()}
-    expect_close(ours, autograd_grads(loss_fn, tensors), f"{_NETWORK}, the gradients")
+    return autograd_grads(loss_fn, dict(zip(("inp", "w1", "b1", "w2", "b2"), (inp, *ws))))
+
+
+_NETWORK = "where h feeds two Muls (h * h * h)"
+
+
+def _mul_what(case, _):
+    if case[3] == "network":
+        return f"{_NETWORK}, h.g should be the sum of their shares"
+    if case[3] == "same":
+        return "for Mul()(x, x), x.g should be 2 * out.g * x, its share as a plus its share as b"
+    return f"for Mul()(a, b) on {_PAIRS[case[3]]}, a.g should be out.g * b and b.g out.g * a"
 
 
 @exercise_check
-def check_mul(Mul) -> None:
-    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, whose shares add up.
-
-    Runs `Mul()(a, b)` forward and backward on six pairs (float32 and
-    float64, several shapes): two tensors; one tensor twice, `Mul()(x, x)`;
-    a tensor and its view (same memory, another object); a tensor and its
-    copy; three of them with a stale `.g` on the inputs from an earlier run.
-    Then runs `Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`, where h feeds two
-    Muls and the second one's backward runs first, and compares h.g (the sum
-    of both shares) and all five gradients with autograd.
-
-    Requires: `Mul()` with no arguments; calling it on (a, b) returns a * b,
-    the very object it stores as `self.out`, and leaves the values of a and b
-    as they were; its `backward()` leaves `a.g == out.g * b` and
-    `b.g == out.g * a` when a and b are two objects (whatever they held
-    before the call), `x.g == 2 * out.g * x` when they are one, adds to a
-    share that another layer's backward wrote on the same tensor after the
-    call, and leaves `out` and `out.g` as they were; in the network, `h.g` at
-    least as precise as `h` (float64). So zeroing `.g` inside `bwd`, or
-    assigning a share with `=`, is rejected (the network erases a share).
-    Leaves free: where the zero start is given (overriding `__call__`, in
-    `forward`, a layer without the `Module` base), how it is made
-    (`zeros_like`, `a * 0`, ...), `+=` or `a.g = a.g + ...`.
-    """
+def check_mul(Mul) -> str:
+    """Exercise 2: a layer class `Mul` with two inputs, `a * b`, whose shares add up: six
+    pairs (two tensors; one twice; a view; a copy; stale `.g`s), then h feeding two Muls."""
     if not isinstance(Mul, type):
-        raise AssertionError(
-            "pass the class itself, check_mul(Mul), not an instance or a function "
-            f"(got {'None' if Mul is None else 'a ' + type(Mul).__name__})"
-        )
-    for case in _MUL_CASES:
-        _mul_case(Mul, *case)
-    _mul_network(Mul)
-    passed(f"Mul: right on {len(_MUL_CASES)} pairs, Mul()(x, x) included, and "
-           "where h feeds two Muls")
+        raise CheckFailed("pass the class itself, check_mul(Mul), not an instance or a "
+                          f"function (got {'None' if Mul is None else 'a ' + type(Mul).__name__})")
+    pairs = [c for c in _MUL_CASES if c[1]]
+    judge(pairs, lambda c: {"a * b": _mul_forward(_new_mul(Mul), *_pair(*c)[:2])},
+          lambda c: _product(c, torch.mul),
+          lambda c, _: "your Mul's forward pass should return a * b", MUL_FORWARD, Mul)
+    judge(_MUL_CASES, lambda c: _mul_trial(Mul, c), lambda c: _mul_trial(_Mul, c), _mul_what,
+          MUL, Mul)
+    seed = _MUL_CASES[-1][0]
+    expect_close(_mul_network(Mul, seed, full=True), _network_grads(seed),
+                 f"{_NETWORK}, the gradients")
+    return (f"Mul: right on {len(pairs)} pairs, Mul()(x, x) included, and where h feeds two Muls")
 
 
 # -- Exercise 3 -----------------------------------------------------------------------------
-
 MNIST_LAYER = (784, 50)
+_BYTES_CASES = [(3, 5, 2, torch.float32), (4, 3, 7, torch.float64), (2, 6, 3, torch.float16),
+                (5, 2, 9, torch.bfloat16), (50_000, *MNIST_LAYER, None)]
+
+
+def _bytes(N, n_in, n_out, dtype, per=None):
+    """The temporary's bytes (`per`: bytes an entry, from a real one's element size)."""
+    size = torch.zeros(1, dtype=dtype or torch.float32).element_size()
+    return N * n_in * n_out * (size if per is None else per(size))
+
+
+BYTES = [
+    Mistake("entries", "you counted the entries, N * n_in * n_out: times the bytes of one "
+            "(dtype.itemsize)", gives=lambda c: _bytes(*c, per=lambda size: 1)),
+    Mistake("bits", "you counted bits, not bytes: a byte has 8 bits",
+            gives=lambda c: _bytes(*c, per=lambda size: 8 * size)),
+    Mistake("four", "you counted 4 bytes an entry, float32's, whatever the dtype",
+            gives=lambda c: _bytes(*c, per=lambda size: 4)),
+]
 
 
 def _mnist_bytes(n: int) -> int:
@@ -556,66 +460,38 @@ def _mnist_bytes(n: int) -> int:
 
 
 @exercise_check
-def check_outer_bytes(outer_bytes, max_rows) -> None:
-    """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` and the largest batch under 1 GB.
+def check_outer_bytes(outer_bytes, max_rows) -> str:
+    """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` in four dtypes, and `max_rows`, an int,
+    the largest N whose 784 -> 50 float32 temporary fits in 10**9 bytes."""
+    def trial(c):
+        args = c if c[3] else c[:3]
+        return call_answer(outer_bytes, *args, what=f"outer_bytes{_args(c)}", hint=(
+            "it is called as outer_bytes(N, n_in, n_out, dtype) and returns a number" if c[3]
+            else "it is called without dtype here, so dtype needs a default: dtype=torch.float32"))
 
-    Requires: `outer_bytes` returns the bytes of the (N, n_in, n_out) temporary
-    (as measured on a real one) for float16, bfloat16, float32 and float64,
-    with float32 as the default dtype; `max_rows` is an int (a Python or
-    NumPy int, or a 0-d integer tensor), the largest N whose 784 -> 50 float32
-    temporary takes at most 10**9 bytes. A float, even a whole one, is refused
-    with a sentence. Leaves free: how the bytes an entry are found (itemsize,
-    element_size, finfo bits), an int or a whole float from outer_bytes, how
-    max_rows is found (//, floor, a search, NumPy).
-    """
-    hint = "it is called as outer_bytes(N, n_in, n_out, dtype) and returns a number"
-    for N, n_in, n_out, dtype in [(3, 5, 2, torch.float32), (4, 3, 7, torch.float64),
-                                  (2, 6, 3, torch.float16), (5, 2, 9, torch.bfloat16)]:
-        tmp = torch.zeros(N, n_in, 1, dtype=dtype) * torch.zeros(N, 1, n_out, dtype=dtype)
-        expected, numel = tmp.numel() * tmp.element_size(), tmp.numel()
-        got = call_answer(outer_bytes, N, n_in, n_out, dtype, what="your outer_bytes", hint=hint)
-        if got == expected:
-            continue
-        size = tmp.element_size()
-        if got == numel:
-            why = f"that is the number of entries; times {size} bytes each"
-        elif got == 8 * expected:
-            why = "that is bits, not bytes: a byte has 8 bits"
-        elif got == 4 * numel:
-            why = f"that counts 4 bytes an entry; {dtype} has {size}"
-        else:
-            why = f"{numel} entries (N * n_in * n_out) of {size} bytes"
-        raise AssertionError(
-            f"outer_bytes({N}, {n_in}, {n_out}, {dtype}) returned {got!r}, not "
-            f"{expected} bytes: {why}"
-        )
-    got = call_answer(outer_bytes, 50_000, *MNIST_LAYER, what="outer_bytes(50_000, 784, 50)",
-                      hint="it is called without dtype here, so dtype needs a default: "
-                           "dtype=torch.float32")
-    if got != _mnist_bytes(50_000):
-        raise AssertionError(
-            f"outer_bytes(50_000, 784, 50) returned {got!r}, not "
-            f"{_mnist_bytes(50_000):,} bytes: float32 is the default dtype"
-        )
-    if isinstance(max_rows, float) and max_rows.is_integer():
-        raise AssertionError(
-            f"max_rows is the float {max_rows!r}, not an int: arithmetic with a float "
-            "(1e9 is one) gives a float; use int(...), or 10**9"
-        )
+    judge(_BYTES_CASES, trial, lambda c: _bytes(*c), lambda c, got: (
+        f"outer_bytes{_args(c)} returned {got!r}, not {_bytes(*c):,} bytes"), BYTES, outer_bytes)
+    if isinstance(max_rows, torch.Tensor) and max_rows.numel() == 1:
+        max_rows = max_rows.item()
     if isinstance(max_rows, float):
-        raise AssertionError(
-            f"max_rows is {max_rows!r}, a fraction of a row, not an int: round down "
-            "with int(...), or // on ints"
-        )
-    rows = expect_int(max_rows, "max_rows, a number of rows,")
+        raise CheckFailed(
+            f"max_rows is the float {max_rows!r}, not an int: arithmetic with a float (1e9 is "
+            f"one) gives a float; use int(...), or 10**9" if max_rows.is_integer() else
+            f"max_rows is {max_rows!r}, a fraction of a row, not an int: round down with "
+            f"int(...), or // on ints")
+    if not isinstance(max_rows, numbers.Integral) or type(max_rows).__name__.startswith("bool"):
+        raise CheckFailed(f"max_rows, a number of rows, should be an int, but it is "
+                          f"{describe(max_rows)}")
+    rows = int(max_rows)
     if _mnist_bytes(rows) > 1e9:
-        raise AssertionError(
-            f"max_rows = {rows} does not fit: {_mnist_bytes(rows):,} bytes, over 1 GB "
-            "(10**9 bytes)"
-        )
+        raise CheckFailed(f"max_rows = {rows} does not fit: {_mnist_bytes(rows):,} bytes, over "
+                          f"1 GB (10**9 bytes)")
     if _mnist_bytes(rows + 1) <= 1e9:
-        raise AssertionError(
-            f"max_rows = {rows} fits, but so does {rows + 1} "
-            f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits"
-        )
-    passed(f"outer_bytes right; at most {rows} rows fit in 1 GB")
+        raise CheckFailed(f"max_rows = {rows} fits, but so does {rows + 1} "
+                          f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits")
+    return f"outer_bytes right; at most {rows} rows fit in 1 GB"
+
+
+def _args(c) -> str:
+    N, n_in, n_out, dtype = c
+    return f"({N:_}, {n_in}, {n_out}" + (f", {dtype})" if dtype else ")")

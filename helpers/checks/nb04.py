@@ -1,29 +1,27 @@
-"""Checks for the exercises of notebook 04, DynamicNet: one layer, many uses.
-
-Each check builds its own small `DynamicNet`s (a few rows, inputs and hidden
-units, float64, weights drawn from seeded generators), so it runs in
-milliseconds and never reads a notebook global.
-"""
+"""Checks for the exercises of notebook 04, DynamicNet: one layer, many uses. Each builds
+small float64 `DynamicNet`s of its own; a wrong result is described (another use's share, a
+move of W0 along g0), and blamed on a mistake only when it fits every case."""
 
 from __future__ import annotations
 
-import re
+import functools
+from types import SimpleNamespace
 
 import torch
+import torch._dynamo  # noqa: F401 -- what torch imports at the first optimizer: paid here
 from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from helpers.checks import (
     CheckFailed,
+    Mistake,
     call_answer,
+    code_uses,
     exercise_check,
-    expect_close,
-    expect_model_unchanged,
     expect_tensor,
     expect_unchanged,
-    passed,
+    judge,
     snapshot,
-    snapshot_model,
 )
 from helpers.compare import compare
 
@@ -79,21 +77,8 @@ def _sse(out: torch.Tensor, targ: torch.Tensor) -> torch.Tensor:
     return ((out - targ) ** 2).sum()
 
 
-def _untied_shares(model, x, targ, k: int) -> list[torch.Tensor]:
-    """Use i's share of dL/dW: the gradient of the i-th of k untied copies of the weight."""
-    mid = model.middle_linear
-    copies = [mid.weight.detach().clone().requires_grad_() for _ in range(k)]
-    with torch.enable_grad():
-        h = model.input_linear(x).clamp(min=0)
-        for w in copies:
-            h = nn.functional.linear(h, w, mid.bias.detach()).clamp(min=0)
-        loss = _sse(model.output_linear(h), targ)
-        return list(torch.autograd.grad(loss, copies))
-
-
-def _close(a: torch.Tensor, b: torch.Tensor, low: torch.dtype = torch.float64) -> bool:
-    """`a` equals `b` within the rounding of `low`, the least precise dtype used."""
-    return a.shape == b.shape and compare({"t": a}, {"t": b.to(low)}).ok
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    return a.shape == b.shape and compare({"t": a}, {"t": b.to(a.dtype)}).ok
 
 
 class _LowestPrecision(TorchFunctionMode):
@@ -112,180 +97,135 @@ class _LowestPrecision(TorchFunctionMode):
         return out
 
 
-def _model_state(model) -> dict:
-    """Every parameter's values, .grad and requires_grad, to see that an answer left them."""
-    return {name: (p.detach().clone(), None if p.grad is None else p.grad.clone(),
-                   p.requires_grad) for name, p in model.named_parameters()}
+# -- Exercise 1 -------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=8)
+def _shares(shape, k: int):
+    """(the .grad an earlier backward left, each use's share of dL/dW) for a model of
+    `shape` at depth k: the share of use i is the gradient of the i-th of k untied copies."""
+    model, x, targ = _model(*shape, deep=k > 3)
+    _sse(model(0.5 - x.flip(0), k - 1 or 2), targ.flip(0)).backward()
+    mid = model.middle_linear
+    copies = [mid.weight.detach().clone().requires_grad_() for _ in range(k)]
+    h = model.input_linear(x).clamp(min=0)
+    for w in copies:
+        h = nn.functional.linear(h, w, mid.bias.detach()).clamp(min=0)
+    return mid.weight.grad.clone(), torch.autograd.grad(_sse(model.output_linear(h), targ),
+                                                        copies)
 
 
-def _expect_model_unchanged(model, before: dict, made_of: dict, who: str) -> None:
-    """The model as `_model_state` and `snapshot_model` saw it: parameters with their
-    values, `.grad` and `requires_grad`; the same layers and tensors; no hook left."""
-    params = dict(model.named_parameters())
-    for name, (_, _, requires_grad) in before.items():
-        if name in params and params[name].requires_grad != requires_grad:
-            raise CheckFailed(f"{who} switched requires_grad of {name}; it should only read "
-                              f"the model (detach a copy of the weight instead)")
-    expect_model_unchanged(made_of, model, who, values=False)
-    for name, (value, grad, _) in before.items():
-        p = params[name]
-        if not torch.equal(p.detach(), value):
-            raise CheckFailed(f"{who} changed the values of {name}; it should only read "
-                              f"the model")
-        same_grad = (p.grad is None and grad is None) or (
-            p.grad is not None and grad is not None and torch.equal(p.grad, grad))
-        if same_grad:
-            continue
-        if grad is not None and (p.grad is None or not p.grad.any()):
-            cleared = "set to None" if p.grad is None else "zeroed"
-            raise CheckFailed(
-                f"{who} {cleared} {name}.grad, which held an earlier backward's gradient. "
-                f"Leave the model as it was: torch.autograd.grad(loss, W) needs no "
-                f"zero_grad() and touches no .grad")
-        raise CheckFailed(
-            f"{who} changed {name}.grad: a backward() adds into the model's .grad. "
-            f"Leave the model as it was: torch.autograd.grad(loss, W) returns the "
-            f"gradient without touching any .grad")
+def _use(c, j):
+    """Use j's share, or (no use j) the error of a gradient that reached W by no path."""
+    if not 1 <= j <= c.k:
+        raise RuntimeError("W held fixed in every use")
+    return {"share": c.shares[j - 1]}
 
 
-def _diagnose_share(got, ref, i, k, n_out, old_grad, what, low) -> None:
-    """Raise the sentence for a recognised mistake, or the comparison table."""
-    share, full = ref[i - 1], sum(ref)
-    if not got.abs().max() > 0:
-        raise CheckFailed(f"{what} is all zeros: no gradient reached W. Either W was held "
-                          f"fixed in every use, use {i} too, or the graph was cut on the way "
-                          f"(torch.no_grad(), a detached h)")
-    if _close(got, old_grad, low):
-        raise CheckFailed(
-            f"{what} is the .grad middle_linear.weight held before your call, from an "
-            f"earlier backward: torch.autograd.grad returns the new gradient ([0] of its "
-            f"tuple) and writes no .grad")
-    if _close(got, share + old_grad, low):
-        raise CheckFailed(   # three lines of at most 79 columns, printed
-            f"{what} includes an old .grad:\n"
-            f"it is use {i}'s share plus the .grad W held before: backward() adds into "
-            f".grad.\ntorch.autograd.grad(loss, W) returns the gradient alone, and writes "
-            f"no .grad")
-    if k > 1 and _close(got, full, low):
-        raise CheckFailed(f"{what} is the whole gradient, the sum over all {k} uses: hold "
-                          f"the weight fixed (W.detach()) in every use except use {i}")
-    if k > 1 and _close(got, full - share, low):
-        raise CheckFailed(f"{what} is the sum of the OTHER uses' shares: you detached use "
-                          f"{i} and kept the others; it is the other way round")
-    for j in range(1, k + 1):
-        if j != i and _close(got, ref[j - 1], low):
-            raise CheckFailed(f"{what} is the share of use {j}\nNumber the uses 1 to k, in "
-                              f"the order of the forward pass.")
-    if _close(got, share.T, low):
-        raise CheckFailed(f"{what} is the transpose of use {i}'s share: nn.Linear stores "
-                          f"its weight as (out, in), and so does its gradient")
+_GRAD = ("torch.autograd.grad(loss, W) returns the gradient without touching any .grad; "
+         "leave the model as it was")
+SHARE = [
+    Mistake("whole", "you held no use fixed: hold the weight fixed (W.detach()) in every use "
+            "except use i", gives=lambda c: {"share": sum(c.shares)}),
+    Mistake("others", "you detached use i and kept the others; it is the other way round",
+            gives=lambda c: _use(c, 0) if c.k == 1 else {
+                "share": sum(c.shares) - c.shares[c.i - 1]}),
+    Mistake("from_0", "you numbered the uses from 0 (range(k)); number them 1 to k, in the "
+            "order of the forward pass", gives=lambda c: _use(c, c.i + 1)),
+    Mistake("reversed", "you numbered the uses from the output end; number them 1 to k, in "
+            "the order of the forward pass", gives=lambda c: _use(c, c.k + 1 - c.i)),
+    Mistake("mean", "you took the mean of the squared errors; the notebook's criterion sums "
+            "them, ((out - targ) ** 2).sum()",
+            gives=lambda c: {"share": c.shares[c.i - 1] / c.outputs}),
+    Mistake("old_grad", "you returned W.grad after a backward(), which adds into the .grad W "
+            "held before; torch.autograd.grad(loss, W) returns the gradient alone",
+            gives=lambda c: {"share": c.shares[c.i - 1] + c.old}),
+    Mistake("stale_grad", "you returned W.grad, the .grad of an earlier backward: "
+            "torch.autograd.grad returns the new gradient ([0] of its tuple) and writes no .grad",
+            gives=lambda c: {"share": c.old}),
+    Mistake("transposed", "nn.Linear stores its weight as (out, in), and so does its "
+            "gradient: yours is transposed", gives=lambda c: {"share": c.shares[c.i - 1].T}),
+    Mistake("is", "you compared use numbers with `is`: two equal ints above 256 are different "
+            "objects in Python; compare numbers with ==",
+            raises=(RuntimeError, "not have been used in the graph"),
+            seen=lambda a: code_uses(a, op="IS_OP")),
+    Mistake("no_requires_grad", "the tensor you asked autograd for the gradient of does not "
+            "require grad: hold W fixed with W.detach(), a copy, and leave W's requires_grad on",
+            raises=(RuntimeError, "does not require grad")),
+    Mistake("no_path", "No path led from the loss back to W: either W was held fixed in every "
+            "use, use i too, or the graph was cut on the way (torch.no_grad(), a detached h); "
+            "W.detach() in the other uses keeps h in the graph",
+            raises=(RuntimeError, "not have been used in the graph")),
+    Mistake("size_100", "The check's DynamicNets are small (6 or 7 hidden units, not the "
+            "notebook's 100): take every size from the model or its tensors",
+            raises=(RuntimeError, ""), seen=lambda a: {100, 1000} & set(
+                getattr(getattr(a, "__code__", None), "co_consts", ()))),
+]
+
+
+def _observe(c, got) -> str:
+    """What the answer's share is, when the check can tell: another use's share, a sum."""
+    got, share, full = got["share"], c.shares[c.i - 1], sum(c.shares)
+    seen = [("is all zeros: no gradient reached W", torch.zeros_like(share)),
+            ("is the .grad middle_linear.weight held before your call", c.old),
+            (f"is use {c.i}'s share plus the .grad W held before", share + c.old),
+            (f"is the whole gradient, the sum over all {c.k} uses", full),
+            (f"is the sum of the other uses' shares, without use {c.i}'s", full - share),
+            *((f"is the share of use {j}", s) for j, s in enumerate(c.shares, 1) if j != c.i),
+            (f"is the transpose of use {c.i}'s share", share.T)]
+    said = next((text for text, t in seen if _close(got, t)), None)
     scale = ((got * share).sum() / (share ** 2).sum()).item()
-    if abs(scale) > 1e-6 and _close(got, scale * share, low):
-        why = ("you took the mean of the squared errors; the notebook's criterion sums them, "
-               "((out - targ) ** 2).sum()" if _close(got, share / n_out, low)
-               else "check the loss: the summed squared error, ((out - targ) ** 2).sum()")
-        raise CheckFailed(f"{what} is use {i}'s share times {scale:.3g}: {why}")
-    expect_close({f"use {i} of {k}": got}, {f"use {i} of {k}": share.to(low)},
-                 f"{what} should be dL/dW with W held fixed in every use but use {i}")
+    if said is None and abs(scale) > 1e-6 and _close(got, scale * share):
+        said = f"is use {c.i}'s share times {scale:.3g}"
+    return c.what + " " + (said or f"should be dL/dW with W held fixed in every use but use {c.i}")
 
 
-def _call_share(share, model, x, targ, k, i):
-    """(what, the answer's share, the least precise float dtype it computed in)."""
-    what = f"your share(model, x, targ, k={k}, i={i})"
-    h = model.middle_linear.weight.shape[0]
-    try:
-        with _LowestPrecision() as seen:
-            got = call_answer(share, model, x, targ, k, i, what=what,
-                              hint="it is called with the check's small DynamicNet, its "
-                                   "input, its targets, the depth k, and a use number i "
-                                   "from 1 to k")
-    except CheckFailed as e:   # the notebook's H = 100 written into the answer
-        if "\n" not in str(e) and re.search(r"\b(100|1000)\b", str(e)):
-            raise CheckFailed(f"{e}\nThe check's DynamicNets are small ({h} hidden units, "
-                              f"not the notebook's 100): take every size from the model "
-                              f"or its tensors", e.learner_frames) from None
-        raise
-    got = expect_tensor(got, f"{what} (use {i}'s share of dL/dW, shaped like "
-                             f"middle_linear.weight)", (h, h))
+def _share_trial(share, c, changed: list):
+    model, x, targ = _model(*c.shape, deep=c.k > 3)
+    _sse(model(0.5 - x.flip(0), c.k - 1 or 2), targ.flip(0)).backward()   # an old .grad
+    before = snapshot(model=model, x=x, targ=targ)
+    with _LowestPrecision() as seen:
+        got = call_answer(share, model, x, targ, c.k, c.i, what=c.what, mistakes=(
+            SHARE if c.k > 3 else [m for m in SHARE if m.key != "is"]),
+            hint="it is called with the check's small DynamicNet, its input, its targets, the "
+                 "depth k, and a use number i from 1 to k")
+    got = expect_tensor(got, f"{c.what} (use {c.i}'s share of dL/dW, shaped like "
+                             f"middle_linear.weight)", tuple(c.old.shape))
     if not got.is_floating_point():
-        raise CheckFailed(f"{what} is a tensor of {got.dtype}; a gradient holds real numbers "
+        raise CheckFailed(f"{c.what} is a tensor of {got.dtype}; a gradient holds real numbers "
                           f"(a float dtype)")
+    try:
+        expect_unchanged(before, c.what, grad=_GRAD)
+    except CheckFailed as e:   # said after the numbers, which tell more
+        changed.append(e)
     low = got.dtype if torch.finfo(got.dtype).eps > torch.finfo(seen.low).eps else seen.low
-    return what, got.detach(), low
+    return {"share": got.detach().to(low)}
 
 
 @exercise_check
-def check_share(share) -> None:
-    """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW.
-
-    Requires: for every depth k and use i (numbered 1 to k in the order of the
-    forward pass), the gradient of the summed squared error with respect to
-    ``middle_linear.weight`` when only use i depends on it, as a tensor shaped
-    like the weight; and the model (weights, their ``.grad`` and
-    ``requires_grad``, its layers, hooks and attributes), ``x`` and ``targ``
-    left as they were. The model handed to it holds a ``.grad`` from an
-    earlier backward on other data at another depth, as during training, so
-    that a ``.grad`` overwritten shows.
-    Cases: one model shape at depths 1 to 3, another at depths 2 and 3, every use, and a deep model
-    (depth 260), whose use numbers go above Python's cached small ints.
-    Leaves free: how the other uses are held fixed (``W.detach()``, a copy),
-    ``torch.autograd.grad`` or a backward on copies, ``@`` or ``F.linear``,
-    the float dtype (an answer that computes in float32, or returns float32,
-    is judged within float32's rounding), extra prints.
-    """
-    cases = [(_SMALL, (3, 2, 1), None), (_OTHER, (3, 2), None), (_DEEP, (260,), (258, 260))]
-    for shape, depths, uses in cases:
-        for k in depths:
-            model, x, targ = _model(*shape, deep=uses is not None)
-            # a .grad from an earlier backward, on other data at another depth (an answer
-            # that overwrites any .grad with its own backward cannot write it back unseen)
-            _sse(model(0.5 - x.flip(0), k - 1 or 2), targ.flip(0)).backward()
-            old_grad = model.middle_linear.weight.grad.clone()
-            ref = _untied_shares(model, x, targ, k)
-            before, data = _model_state(model), snapshot(x=x, targ=targ)
-            made_of = snapshot_model(model)
-            for i in uses or range(1, k + 1):
-                what, got, low = _call_share_deep(share, model, x, targ, k, i,
-                                                  uses is not None)
-                expect_unchanged(data, what)
-                if not _close(got, ref[i - 1], low):
-                    _diagnose_share(got, ref, i, k, targ.numel(), old_grad, what, low)
-                _expect_model_unchanged(model, before, made_of, what)
-    passed("every use's share matches its untied copy, and the model is left as it was")
+def check_share(share) -> str:
+    """Exercise 1: `share(model, x, targ, k, i)`, use i's share of dL/dW: every use at depths
+    1 to 3 on two shapes, and at depth 260 (use numbers above Python's cached ints)."""
+    cases = [SimpleNamespace(shape=shape, k=k, i=i, outputs=shape[0] * shape[3],
+                             what=f"your share(model, x, targ, k={k}, i={i})")
+             for shape, depths, uses in [(_SMALL, (3, 2, 1), None), (_OTHER, (3, 2), None),
+                                         (_DEEP, (260,), (258, 260))]
+             for k in depths for i in uses or range(1, k + 1)]
+    for c in cases:
+        c.old, c.shares = _shares(c.shape, c.k)
+    changed: list = []
+    judge(cases, lambda c: _share_trial(share, c, changed),
+          lambda c: {"share": c.shares[c.i - 1]}, _observe, SHARE, share)
+    if changed:
+        raise changed[0]
+    return "every use's share matches its untied copy, and the model is left as it was"
 
 
-def _call_share_deep(share, model, x, targ, k, i, deep):
-    """`_call_share`; at depth 260, a weight detached in every use is named as such."""
-    try:
-        what, got, low = _call_share(share, model, x, targ, k, i)
-    except CheckFailed as e:
-        if deep and "not have been used in the graph" in str(e):
-            raise CheckFailed(
-                f"your share(model, x, targ, k={k}, i={i}) held W fixed in every use, use "
-                f"{i} too, though it was right at depths 1 to 3. Do you compare use numbers "
-                f"with `is`? Two equal ints above 256 are different objects in Python: "
-                f"compare numbers with ==", e.learner_frames) from None
-        if "not have been used in the graph" in str(e) and "\n" not in str(e):
-            raise CheckFailed(
-                f"{e}\nNo path led from the loss back to W: either W was held fixed in every "
-                f"use, use {i} too, or the graph was cut on the way (torch.no_grad(), a "
-                f"detached h); W.detach() in the other uses keeps h in the graph",
-                e.learner_frames) from None
-        raise
-    if deep and not got.abs().max() > 0:
-        raise CheckFailed(
-            f"{what} is all zeros, though your function was right at depths 1 to 3: W was "
-            f"held fixed in every use. Do you compare use numbers with `is`? Two equal ints "
-            f"above 256 are different objects in Python: compare numbers with ==")
-    return what, got, low
-
-
+# -- Exercise 2 -------------------------------------------------------------------------------
 # (model shape, lr, momentum) for exercise 2: two shapes, three settings.
 _W3_CASES = [(_SMALL, 0.1, 0.9), (_SMALL, 0.05, 0.5), (_OTHER, 0.2, 0.3)]
 _DEPTHS = (2, 0, 0)                        # steps 0, 1 and 2
-_NOTEBOOK_LR, _NOTEBOOK_MOMENTUM = 1e-4, 0.9
 
 
+@functools.lru_cache(maxsize=8)
 def _three_steps(shape, lr: float, momentum: float, set_to_none: bool):
     """W0, g0 (step 0, depth 2) and W3 (after steps 1 and 2, at depth 0), run with
     torch.optim.SGD."""
@@ -302,108 +242,97 @@ def _three_steps(shape, lr: float, momentum: float, set_to_none: bool):
     return w0, g0, w.detach().clone()
 
 
-def _moves(got, w0, g0, lr) -> float | None:
-    """c when `got` is W0 - c * lr * g0 (within rounding); else None."""
-    step = lr * g0
-    c = ((w0 - got) * step).sum() / (step ** 2).sum()
-    if not torch.isfinite(c):
-        return None
-    c = c.item()
-    return c if _close(got, w0 - c * step) else None
+def _right(lr, m, none):
+    """How far SGD moves W along lr * g0: step 0 by g0, then (zeros, not None) by the
+    decaying buffer, m * g0 and m**2 * g0."""
+    return 1.0 if none else 1 + m + m ** 2
 
 
-def _as_move(c: float) -> str:
+def _move(factor):
+    """`gives` of a mistake that moves W0 by factor(lr, momentum, set_to_none) * lr * g0."""
+    return lambda c: {"predict_w3": c.w0 - factor(c.lr, c.m, c.none) * c.lr * c.g0}
+
+
+W3 = [
+    Mistake("v0", "your step 0 made the buffer momentum * g0 + g0; SGD starts it as v0 = g0",
+            gives=_move(lambda lr, m, none: (1 + m) * _right(lr, m, none))),
+    Mistake("swapped", "you swapped the branches: set_to_none=True leaves .grad None at depth 0 "
+            "and SGD skips the weight; False leaves zeros, and the buffer still moves it",
+            gives=_move(lambda lr, m, none: _right(lr, m, not none))),
+    Mistake("none_moves", "steps 1 and 2 moved the weight on momentum with set_to_none=True "
+            "too; its .grad is None at depth 0 and SGD skips the weight",
+            gives=_move(lambda lr, m, none: 1 + m + m ** 2)),
+    Mistake("none_moves_once", "a depth-0 step moved the weight on momentum with "
+            "set_to_none=True; its .grad is None there and SGD skips the weight",
+            gives=_move(lambda lr, m, none: 1 + m if none else _right(lr, m, none))),
+    Mistake("zeros_skip", "steps 1 and 2 skipped the weight with set_to_none=False too; its "
+            ".grad is a zero tensor, and the buffer momentum * v + 0 still moves it",
+            gives=_move(lambda lr, m, none: 1.0)),
+    Mistake("no_step_2", "step 2 did not move the weight: at depth 0 again, its .grad is zeros "
+            "again, and the buffer, decayed once more (v2 = momentum * v1), moves it",
+            gives=_move(lambda lr, m, none: 1.0 if none else 1 + m)),
+    Mistake("no_decay_2", "step 2 moved the weight by lr * momentum * g0, as step 1 did; but "
+            "the buffer decays in every step: v2 = momentum * v1 = momentum**2 * g0",
+            gives=_move(lambda lr, m, none: 1.0 if none else 1 + 2 * m)),
+    Mistake("no_decay", "steps 1 and 2 moved it by lr * g0 each: as if the buffer never "
+            "decayed, or g0 were their gradient; at depth 0 it is zeros: v = momentum * v + 0",
+            gives=_move(lambda lr, m, none: 1.0 if none else 3.0)),
+    Mistake("g0_again", "you used g0 as the gradient of steps 1 and 2 too: at depth 0 it is "
+            "zeros, so the buffer only decays, v = momentum * v + 0",
+            gives=_move(lambda lr, m, none: 1.0 if none else 3 + 2 * m + m ** 2)),
+    Mistake("no_step_0", "you left out step 0, which, at depth 2, moves the weight by lr * v0 "
+            "= lr * g0", gives=_move(lambda lr, m, none: _right(lr, m, none) - 1)),
+    Mistake("up", "the weight moved up the gradient: SGD moves it by -lr * v, against it",
+            gives=_move(lambda lr, m, none: -_right(lr, m, none))),
+    Mistake("lr", "you wrote in lr=0.0001, the notebook's: use the lr argument",
+            gives=_move(lambda lr, m, none: _right(lr, m, none) * 1e-4 / lr)),
+    Mistake("momentum", "you wrote in momentum=0.9, the notebook's: use the momentum argument",
+            gives=_move(lambda lr, m, none: _right(lr, 0.9, none))),
+]
+
+
+def _moves(c, got) -> float | None:
+    """f when `got` is W0 - f * lr * g0 (within rounding); else None."""
+    step = c.lr * c.g0
+    f = ((c.w0 - got) * step).sum() / (step ** 2).sum()
+    return f.item() if torch.isfinite(f) and _close(got, c.w0 - f.item() * step) else None
+
+
+def _as_move(f: float) -> str:
     """'W0 - 1.9 * lr * g0', written the way the exercise's formulas are (3 digits)."""
-    if abs(c) < 5e-4:
+    if abs(f) < 5e-4:
         return "W0"
-    size = "" if abs(abs(c) - 1) < 5e-4 else f"{abs(c):.3g} * "
-    return f"W0 {'-' if c > 0 else '+'} {size}lr * g0"
+    size = "" if abs(abs(f) - 1) < 5e-4 else f"{abs(f):.3g} * "
+    return f"W0 {'-' if f > 0 else '+'} {size}lr * g0"
 
 
-def _sgd_c(momentum: float, set_to_none: bool) -> float:
-    """The right c: step 0 moves W by lr * g0; with zeros, steps 1 and 2 by momentum (**2)."""
-    return 1.0 if set_to_none else 1 + momentum + momentum ** 2
+def _w3_what(c, got) -> str:
+    f = _moves(c, got["predict_w3"])
+    return c.what + (" is not a move of W0 along g0, as SGD's steps are" if f is None else
+                     f" is {_as_move(f)}; torch.optim.SGD gives "
+                     f"{_as_move(_right(c.lr, c.m, c.none))}")
 
 
-def _diagnose_w3(got, w0, g0, w3, lr, momentum, set_to_none, what) -> None:
-    """Say what the answer's W3 is, as a move along g0, and name every mistake that gives it.
-
-    The check tries set_to_none=True before False on each setting, so a False case
-    is only reached with an answer whose True case (step 0 alone) was right.
-    """
-    c, right = _moves(got, w0, g0, lr), _sgd_c(momentum, set_to_none)
-    if c is None:
-        expect_close({"W3": got}, {"W3": w3},
-                     f"{what} is not a move of W0 along g0, as SGD's steps are")
-        return
-    said = f"{what} is {_as_move(c)}; torch.optim.SGD gives {_as_move(right)}"
-    mu = f"{momentum:g}"
-
-    def near(x: float) -> bool:
-        return abs(c - x) < 1e-4 * max(1.0, abs(x))
-
-    if near(0):
-        why = "the weight did not move, but step 0, at depth 2, moves it by lr * v0 = lr * g0"
-    elif near(-right):
-        why = "the weight moved up the gradient: SGD moves it by -lr * v, against it"
-    elif near(right * _NOTEBOOK_LR / lr):
-        why = (f"that is the right move for lr={_NOTEBOOK_LR:g}, the notebook's: use the "
-               f"lr argument")
-    elif momentum != _NOTEBOOK_MOMENTUM and near(_sgd_c(_NOTEBOOK_MOMENTUM, set_to_none)):
-        why = (f"that is the right W3 for momentum={_NOTEBOOK_MOMENTUM:g}, the notebook's: "
-               f"use the momentum argument")
-    elif set_to_none and near(1 + momentum + momentum ** 2):
-        why = (f"that is lr * g0, then {mu} and {momentum ** 2:g} times lr * g0: steps 1 and 2 "
-               f"moved it on momentum, but with set_to_none=True its .grad is None at depth 0 "
-               f"and SGD skips the weight")
-    elif set_to_none and near(1 + momentum):
-        why = (f"that is lr * g0 plus {mu} * lr * g0: either a depth-0 step moved it on "
-               f"momentum, but with set_to_none=True its .grad is None there and SGD skips "
-               f"it; or step 0 moved it by more than lr * v0, with v0 = g0")
-    elif not set_to_none and near(1):
-        why = ("that is W1, as if steps 1 and 2 skipped the weight; with set_to_none=False "
-               "its .grad is a zero tensor, and the buffer momentum * v0 + 0 still moves it")
-    elif not set_to_none and near(1 + momentum):
-        why = ("that is W2: step 2 did not move it. At depth 0 again, its .grad is zeros "
-               "again, and the buffer, decayed once more (v2 = momentum * v1), moves it")
-    elif not set_to_none and near(1 + 2 * momentum):
-        why = ("step 2 moved it by lr * momentum * g0, as step 1 did; but the buffer decays "
-               "in every step: v2 = momentum * v1 = momentum**2 * g0")
-    elif not set_to_none and near(3):
-        why = ("steps 1 and 2 moved it by lr * g0 each: as if the buffer never decayed, or "
-               "as if g0 were their gradient; at depth 0 it is zeros: v = momentum * v + 0")
-    elif not set_to_none and near(3 + 2 * momentum + momentum ** 2):
-        why = ("as if g0 were also the gradient of steps 1 and 2: at depth 0 it is zeros, "
-               "so the buffer only decays, v = momentum * v + 0")
-    else:
-        raise CheckFailed(said)
-    raise CheckFailed(f"{said}\n{why[0].upper()}{why[1:]}")
+def _w3_trial(predict_w3, c):
+    args = snapshot(W0=c.w0.clone(), g0=c.g0.clone())
+    got = call_answer(predict_w3, args.roots["W0"], args.roots["g0"], c.lr, c.m, c.none,
+                      what=c.what, hint="it receives W0 and g0 (tensors), lr and momentum "
+                                        "(floats) and set_to_none (a bool); return a tensor")
+    got = expect_tensor(got, f"{c.what} (W3, shaped like W0)", tuple(c.w0.shape))
+    expect_unchanged(args, c.what)
+    return {"predict_w3": got.detach().double()}
 
 
 @exercise_check
-def check_w3(predict_w3) -> None:
-    """Exercise 2: `predict_w3(W0, g0, lr, momentum, set_to_none)`, W3 after depths 2, 0, 0.
-
-    Requires: the weight after step 2 as torch.optim.SGD makes it (step 0 at
-    depth 2, steps 1 and 2 at depth 0, each after ``zero_grad(set_to_none=...)``),
-    for both values of `set_to_none`, two weight shapes and three settings of
-    `lr` and `momentum`; `W0` and `g0` left as they were. Leaves free: how it
-    is computed (formulas, a loop over steps, a momentum buffer variable, a
-    real optimizer on a copy), the float dtype, extra prints.
-    """
-    for shape, lr, momentum in _W3_CASES:
-        for set_to_none in (True, False):
-            w0, g0, w3 = _three_steps(shape, lr, momentum, set_to_none)
-            what = (f"your predict_w3(W0, g0, lr={lr}, momentum={momentum}, "
-                    f"set_to_none={set_to_none})")
-            args = snapshot(W0=w0.clone(), g0=g0.clone())
-            got = call_answer(predict_w3, args["W0"][0], args["g0"][0], lr, momentum,
-                              set_to_none, what=what,
-                              hint="it receives W0 and g0 (tensors), lr and momentum "
-                                   "(floats) and set_to_none (a bool); return a tensor")
-            got = expect_tensor(got, f"{what} (W3, shaped like W0)", tuple(w0.shape))
-            expect_unchanged(args, what)
-            got = got.detach()
-            if not _close(got, w3):
-                _diagnose_w3(got, w0, g0, w3, lr, momentum, set_to_none, what)
-    passed("predict_w3 matches torch.optim.SGD, with set_to_none True and False")
+def check_w3(predict_w3) -> str:
+    """Exercise 2: `predict_w3(W0, g0, lr, momentum, set_to_none)`, torch.optim.SGD's W3 after
+    depths 2, 0, 0: both `set_to_none`, two shapes, three settings."""
+    cases = []
+    for shape, lr, m in _W3_CASES:
+        for none in (True, False):
+            w0, g0, w3 = _three_steps(shape, lr, m, none)
+            cases.append(SimpleNamespace(w0=w0, g0=g0, w3=w3, lr=lr, m=m, none=none, what=(
+                f"your predict_w3(W0, g0, lr={lr}, momentum={m}, set_to_none={none})")))
+    judge(cases, lambda c: _w3_trial(predict_w3, c), lambda c: {"predict_w3": c.w3}, _w3_what,
+          W3, predict_w3)
+    return "predict_w3 matches torch.optim.SGD, with set_to_none True and False"
