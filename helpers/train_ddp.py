@@ -73,6 +73,7 @@ def train(rank, world_size, depths, **ddp_options):
         optimizer.zero_grad()
         loss = ((model(inp, depth) - targ) ** 2).sum()
         loss.backward()               # DDP: .grad averaged over the ranks
+        # kept as is: zero_grad() sets .grad to None, not to 0 in place
         grads.append({n: p.grad for n, p in model.module.named_parameters()})
         optimizer.step()
     dist.destroy_process_group()
@@ -87,7 +88,7 @@ def main():                           # what torchrun runs, once a rank
     for step, g in enumerate(grads):
         g = g["middle_linear.weight"]
         print(f"rank {rank}, step {step}: middle_linear.weight.grad",
-              "None" if g is None else f"sums to {g.sum():.3f}")
+              "None" if g is None else f"sums to {g.sum():.1f}")
 
 
 if __name__ == "__main__":

@@ -261,6 +261,20 @@ def test_train_gives_every_rank_the_mean_gradient():
         torch.testing.assert_close(grads[rank][0][name], (own[0] + own[1]) / 2)
 
 
+def test_train_keeps_each_steps_grad_as_it_was():
+    """`train` keeps each step's .grad tensors without a clone (notebook 07 shows it, and
+    one_process does the same): zero_grad() sets .grad to None, so every backward makes
+    new ones. Step 0's, kept through two more steps, are still what one step gives."""
+    three = ddp.launch(ddp.train, depths=[[2, 1, 0], [2, 0, 0]],
+                       find_unused_parameters=True).results()
+    one = ddp.launch(ddp.train, depths=[[2], [2]], find_unused_parameters=True).results()
+    for rank in range(2):
+        steps = three[rank]
+        for name, g in steps[0].items():
+            assert torch.equal(g, one[rank][0][name]), (rank, name)
+            assert g.data_ptr() != steps[1][name].data_ptr(), (rank, name)
+
+
 def test_teardown_never_hangs():
     """DDP's all-reduce works, freed by gloo's threads, need the GIL (torch 2.13 on):
     freeing the model at a rank's end must not wait for them; five runs in a row."""

@@ -73,9 +73,12 @@ def test_the_story_draws_each_stage_and_is_the_same_bytes_run_after_run(runs):
     assert caps[7].endswith("middle_linear.weight: 677 and 0 \u2192 338.")
     page = story._repr_html_()
     width = float(story.frames[0][0].split('viewBox="0 0 ')[1].split()[0])
-    assert 11 * 358 / width >= 12       # small text (11 units) on a phone's 358 px frame
+    assert 11 * 342 / width >= 12       # small text (11 units) on a phone: 342 px or more
     assert 'data-stepper="9"' in page and len(page.encode()) < 300_000
     assert "Expected to have finished" in story.frames[3][0]
+    for i, (svg, _) in enumerate(story.frames):      # each frame names its run
+        assert ("find_unused_parameters=True" in svg) == (i >= 4), i
+        assert ("Without find_unused_parameters" in svg) == (i < 4), i
     assert ">677<" in story.frames[5][0] and ">338<" in story.frames[8][0]
     again = [record_ranks([2, 0]), record_ranks([2, 0], find_unused_parameters=True)]
     assert rank_story(again)._repr_html_() == page

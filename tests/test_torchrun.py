@@ -46,9 +46,9 @@ def runs_main(rank, world_size):
 
 
 def test_torchrun_runs_the_script_the_notebook_shows():
-    """Notebook 07 §2 shows the torchrun command line that runs helpers/train_ddp.py: run
-    exactly that, in fresh processes, and compare what the ranks print with `main` run by
-    ddp.launch."""
+    """Notebook 07 §2 shows the torchrun command line that runs helpers/train_ddp.py, and
+    what it prints: run exactly that, in fresh processes, and compare what the ranks print
+    with the notebook's text block and with `main` run by ddp.launch."""
     prose = " ".join("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]
                      if c["cell_type"] == "markdown")
     shown = TORCHRUN.findall(prose)
@@ -63,6 +63,9 @@ def test_torchrun_runs_the_script_the_notebook_shows():
     # (torch 2.9's gloo also prints "[Gloo] Rank 0 is connected to ..." on stdout)
     printed = [line for line in run.stdout.splitlines() if line.startswith("rank ")]
     assert sorted(printed) == sorted(want.splitlines())
+    block = re.search(r"```text\n((?:rank .*\n)+)```", prose)
+    assert block, "notebook 07 no longer shows what the torchrun run prints"
+    assert sorted(block.group(1).splitlines()) == sorted(printed)
     assert len(want.splitlines()) == 6 and want.count("None") == 2       # step 2, no rank
     assert "did not find any unused parameters" in run.stderr            # the docstring's
 

@@ -20,6 +20,8 @@ did:
   which parameters it holds and what, just before it is all-reduced. The hook
   then runs torch's own `allreduce_hook` (divide by the number of ranks, sum
   over the ranks), which gives what DDP gives without a hook, bit for bit;
+  without a hook DDP divides each gradient as it copies it into the bucket, so
+  the frames' bucket values, recorded with the hook, are the undivided ones;
 - ``("reduced", index, [(name, sum), ...])``: the same bucket once the
   all-reduce is done;
 - ``("grads", {name: sum or None})``: every ``.grad`` when backward returned;
@@ -159,11 +161,13 @@ def record_ranks(depths: list[int], timeout: float = 20.0, **ddp_options: Any) -
 # Drawing: two lanes, rank 0 on the left and rank 1 on the right; the all-reduce
 # spans both, because it is where the ranks meet.
 
-# Narrow, so that a phone (the frame about 358 px wide) shows the text larger than set.
-M, LANE, GAP = 2, 152, 10         # M: a margin, so that no stroke is cut
+# Narrow, so that a phone (the frame 342 to 358 px wide) shows the small text (11
+# units) at 12 px or more.
+M, LANE, GAP = 2, 150, 6          # M: a margin, so that no stroke is cut
 W = 2 * LANE + GAP + 2 * M
-TOP_FWD, ROW_FWD = 22, 20
-TOP_SLOTS, ROW_SLOT = 106, 19
+HEAD = 24                         # the run's option, above the lanes
+TOP_FWD, ROW_FWD = HEAD + 22, 20
+TOP_SLOTS, ROW_SLOT = HEAD + 106, 19
 MODULES = ("input_linear", "middle_linear", "output_linear")
 
 
@@ -222,7 +226,7 @@ def _lane(pic: Canvas, x: float, rank: int, rk: _Rank, slots: list[str], *,
           values: dict[str, tuple[str, str]], hot: set[str], note: list[tuple[str, str]]
           ) -> None:
     """One rank's lane: its forward, its bucket (each part and its sum), a note."""
-    pic.text(x + LANE / 2, 14, f"rank {rank} \u00b7 depth {rk.depth}", cls="bold",
+    pic.text(x + LANE / 2, HEAD + 14, f"rank {rank} \u00b7 depth {rk.depth}", cls="bold",
              anchor="middle")
     for i, m in enumerate(MODULES):
         k = rk.uses[m]
@@ -271,7 +275,7 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
     label = ("find_unused_parameters=True" if run.options.get("find_unused_parameters")
              else "Without find_unused_parameters")
     band_y = TOP_SLOTS + len(slots) * ROW_SLOT + 10
-    height = band_y + 136
+    height = band_y + 150
     values: list[dict[str, tuple[str, str]]] = [{}, {}]
     notes: list[list[tuple[str, str]]] = [[], []]
     hooks_shown = [False, False]
@@ -280,6 +284,7 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
 
     def frame(caption: str, hot: list[set[str]]) -> None:
         pic = Canvas(W, height)
+        pic.text(W / 2, 14, label, cls="bold", anchor="middle")
         for r, rk in enumerate(ranks):
             _lane(pic, M + r * (LANE + GAP), r, rk, slots, values=values[r], hot=hot[r],
                   note=notes[r])
@@ -289,10 +294,10 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
                 if ranks[r].bucket and hooks_shown[r]:
                     cx = M + r * (LANE + GAP) + LANE / 2
                     pic.line(cx, band_y - 9, cx, band_y, cls=band[1].split()[0])
-        pic.text(M, height - 18, "\u03a3: the sum of a part's entries \u00b7 blue: the rank's "
-                 "own .grad", cls="small grey")
-        pic.text(M, height - 4, "orange: zeros from DDP \u00b7 green: the mean over the ranks",
+        pic.text(M, height - 32, "\u03a3: the sum of a part's entries", cls="small grey")
+        pic.text(M, height - 18, "blue: the rank's own .grad \u00b7 orange: zeros from DDP",
                  cls="small grey")
+        pic.text(M, height - 4, "green: the mean over the ranks", cls="small grey")
         frames.append((pic, caption))
 
     skipped = [m for m in MODULES if any(rk.uses[m] == 0 for rk in ranks)]
