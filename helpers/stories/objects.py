@@ -15,7 +15,7 @@ The boxes appear in the order the forward pass made them; then each backward
 reads ``out.g`` through one arrow and sets ``.g`` through others. Nothing is
 placed by hand: boxes, arrows and ``.g`` come from the objects the layers held.
 A forward pass and its backward may be recorded in two blocks, one list each:
-``layer_story(events + more)`` draws them as one record (notebook 02 does).
+``layer_story(events + more)`` draws them as one record.
 
 Three things a learner asks about are drawn from the record as well:
 
