@@ -197,7 +197,10 @@ def test_the_old_out_of_the_asked_call_is_drawn_from_that_call_on_without_an_arr
 
 def test_legend_and_attribute_labels_are_full_size():
     t = _tensors()
-    svg = layer_story(_lesson(t, forward_before=True), names=t).frames[-1][0]
+    frames = [svg for svg, _ in layer_story(_lesson(t, forward_before=True), names=t).frames]
+    for svg in frames:              # every label, headers and layer boxes too: 13 units
+        assert "label" in svg and not re.search(r'class="label[^"]*small', svg)
+    svg = frames[-1]
     for word in ("w", "b", "targ", "dashed box: a .g left from an earlier pass",
                  "red dashed arrow: the out.g this backward reads"):
         found = re.findall(rf'<text class="label ([^"]*)"[^>]*>{re.escape(word)}</text>', svg)

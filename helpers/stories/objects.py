@@ -15,7 +15,7 @@ The boxes appear in the order the forward pass made them; then each backward
 reads ``out.g`` through one arrow and sets ``.g`` through others. Nothing is
 placed by hand: boxes, arrows and ``.g`` come from the objects the layers held.
 A forward pass and its backward may be recorded in two blocks, one list each:
-``layer_story(events + more)`` draws them as one record (notebook 02 does).
+``layer_story(events + more)`` draws them as one record.
 
 Three things a learner asks about are drawn from the record as well:
 
@@ -258,15 +258,18 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
         hot: what this frame changed, key -> look ("t:<id>" a box, "a:<layer>:<attr>"
         an arrow, "l:<layer>" a layer)."""
         pic = Canvas(360, height)
-        pic.text(_LX + _LW / 2, 14, "layers", cls="small bold", anchor="middle")
-        pic.text(_TX + _TW / 2, 14, "tensor objects", cls="small bold", anchor="middle")
+        pic.text(_LX + _LW / 2, 14, "layers", cls="bold", anchor="middle")
+        pic.text(_TX + _TW / 2, 14, "tensor objects", cls="bold", anchor="middle")
         for e in calls:
             lid = id(e.layer)
             if lid not in called:
                 continue
             y, attrs = layer_y[lid], _attrs(e.layer)
-            pic.box(_LX, y - _BH / 2, _LW, _BH, lname[lid], sub=type(e.layer).__name__ + "()",
-                    cls="orange " + hot.get(f"l:{lid}", ""))
+            look = "orange " + hot.get(f"l:{lid}", "")
+            pic.box(_LX, y - _BH / 2, _LW, _BH, cls=look)    # two lines of full-size text
+            pic.text(_LX + _LW / 2, y - 3, lname[lid], cls=look, anchor="middle")
+            pic.text(_LX + _LW / 2, y + 13, type(e.layer).__name__ + "()", cls=look,
+                     anchor="middle")
             for i, t in enumerate(params[lid]):            # w, b, targ: left of the layer
                 py, k = y - _BH / 2 + i * (_PH + 3), id(t)
                 look = hot.get(f"a:{lid}:{attrs[k]}", "")
@@ -274,7 +277,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 colour = "grey dashed" if state == "old" else "red" if state else "grey"
                 pic.box(_PX, py, _PW, _PH, "", cls=f"{colour} {look}")
                 pic.text(_PX + _PW / 2, py + 13.5, tname[k] + (" .g" if state else ""),
-                         cls=f"small {colour.split()[0]} {look}", anchor="middle")
+                         cls=f"{colour.split()[0]} {look}", anchor="middle")
                 pic.line(_LX, py + _PH / 2, _PX + _PW + 1, py + _PH / 2,
                          cls=(look or "grey"))
                 pic.text((_LX + _PX + _PW) / 2, py + _PH / 2 - 4.5, attrs[k],
@@ -309,7 +312,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
             pic.text(x, y + 33, sub, cls=look, anchor="middle")
             if k == error:
                 pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "reading out.g: AttributeError",
-                         cls="small red bold", anchor="end")
+                         cls="red bold", anchor="end")
             if t is old:                                   # no arrow: say whose it was
                 for i, line in enumerate((f"{lname[id(asked.layer)]}.out before this call:",
                                           "no layer names it now")):
