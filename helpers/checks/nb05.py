@@ -60,10 +60,11 @@ class Tape:
             raise RuntimeError("the tape is empty: run a forward pass first "
                                "(backward consumes it)")
         self.start(loss)
-        while self.records:
-            rec = self.records.pop()
-            for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
-                self.send(t, g)
+        with torch.no_grad():     # .g holds numbers: build no autograd graph
+            while self.records:   # newest first: all users of rec.out are done
+                rec = self.records.pop()
+                for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
+                    self.send(t, g)
 
 
 class OverwritingTape(Tape):
