@@ -84,15 +84,17 @@ def test_story_has_a_frame_per_record_the_start_and_each_pop():
     assert len(story) == 5 + 1 + 5
     assert caps[0] == "Forward: add(a, a) = 2, recorded on the tape as #0; a used twice here"
     assert caps[5].startswith("Backward: start sets every .g on the tape to 0")
-    assert caps[6] == "Pop #4 (add, #4.g = 1): #2.g += 1 → 1, #3.g += 1 → 1"
-    assert caps[9] == ("Pop #1 (add, #1.g = 1): b.g += 1 → 1, b.g += 1 → 2; "
-                       "autograd sets b.grad")
+    assert caps[6] == "Pop #4 (add, #4.g = 1): #2.g += 1, #3.g += 1"
+    # the running .g is shown where a share is added to an earlier one
+    assert caps[9] == "Pop #1 (add, #1.g = 1): b.g += 1, b.g += 1 → 2; autograd sets b.grad"
     page = story._repr_html_()
     assert 'data-stepper="11"' in page
     assert "#4 AddBackward0" in story.frames[6][0]          # autograd's node, with the pop
     assert "AccumulateGrad" not in story.frames[5][0]       # not before any pop
     # b's AccumulateGrad ran once, for the two shares the tape sent b
-    assert "AccumulateGrad → b.grad = 2 (once, on the sum)" in story.frames[9][0]
+    assert "AccumulateGrad → b.grad = 2<" in story.frames[9][0]
+    assert "set once, on the sum of its shares" in story.frames[9][0]
+    assert "autograd&#x27;s run, aligned to the tape&#x27;s pops:" in story.frames[6][0]
 
 
 def _text_x(svg, text):
@@ -105,9 +107,29 @@ def test_autograd_nodes_under_their_record_and_readable_on_a_phone():
     story = tape_story(run, ran, names)
     svg = story.frames[9][0]                      # pop #1: pa = b + b
     own = _text_x(svg, "#1 AddBackward0")
-    assert _text_x(svg, "AccumulateGrad → b.grad = 2 (once, on the sum)") > own  # indented
-    # a phone shows a frame about 358 px wide: 360 units keep 11-unit text at ~11 px
+    assert _text_x(svg, "AccumulateGrad → b.grad = 2") > own  # indented
+    # a phone shows a frame about 342-358 px wide: 360 units keep 13-unit text at 12 px
+    # or more (no label in the smaller class)
     assert all('viewBox="0 0 360 ' in svg for svg, _ in story.frames)
+    assert not any(re.search(r'class="[^"]*small', svg) for svg, _ in story.frames)
+    for look, text in (("blue", "on the tape"), ("grey faint", "popped"),
+                       ("orange", "this step"), ("grey", "leaf")):   # the colour key
+        assert all(f'class="box {look}"' in svg and f">{text}<" in svg
+                   for svg, _ in story.frames)
+
+
+def test_autograd_holds_a_leafs_share_until_its_last_use_delivers():
+    a, b = (torch.tensor(v, requires_grad=True) for v in (1.0, 3.0))
+    tape = Tape()
+    top = add(tape, add(tape, a, b), b)          # b used by #0 and by #1
+    ran = node_order(top)
+    with watch_tape(tape) as run:
+        tape.backward(top)
+    caps = tape_story(run, ran, {"a": a, "b": b}).captions
+    assert caps[-2] == ("Pop #1 (add, #1.g = 1): #0.g += 1, b.g += 1; "
+                        "autograd holds b's share: 1 more use to come")
+    assert caps[-1] == ("Pop #0 (add, #0.g = 1): a.g += 1, b.g += 1 → 2; "
+                        "autograd sets a.grad, b.grad")
 
 
 def test_a_leaf_that_needs_no_grad_is_said_to_get_nothing():
@@ -119,7 +141,7 @@ def test_a_leaf_that_needs_no_grad_is_said_to_get_nothing():
     with watch_tape(tape) as run:
         tape.backward(top)
     story = tape_story(run, ran, {"a": a, "x": x})
-    assert "x does not require grad: autograd computes nothing for it" in story.frames[-1][0]
+    assert "x does not require grad: autograd skips it" in story.frames[-1][0]
 
 
 def test_same_run_same_bytes():

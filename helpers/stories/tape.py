@@ -19,15 +19,19 @@ methods ``start(loss)``, ``send(t, g)`` and ``backward(loss)``, as notebook
 `tape_story` draws that log, one number per tensor (build the example from
 1-element tensors, with exact values): a table of the tensors, the records
 appearing in creation order, then ``start``, then one frame per record popped,
-with each ``+=`` into a ``.g`` (which tensor, what share, the running ``.g``).
-Under the table, the nodes autograd ran next for the same computation (`ran`,
-from ``helpers.graph.node_order``, in the order they ran): the popped record's
-own node (``out.grad_fn``) as ``#i``, and indented under it the other nodes its
-op made and each ``AccumulateGrad``, tagged with the ``.grad`` it sets; a leaf
-that does not require grad, sent a share on the tape, is said to get nothing.
-The frame is 360 units wide with text at 11, so that a phone shows it at about
-11 px. Nothing is placed by hand: rows, values, shares and order all come from
-the recorded objects.
+with each ``+=`` into a ``.g`` (which tensor, what share, and the running ``.g``
+where the share was added to an earlier one). A colour key tops each frame.
+Under the table, autograd's own backward for the same computation (`ran`, from
+``helpers.graph.node_order``, which ran before the tape's), aligned to the
+tape's pops: the popped record's own node (``out.grad_fn``) as ``#i``, and
+indented under it the other nodes its op made and each ``AccumulateGrad``,
+tagged with the ``.grad`` it sets; a leaf that does not require grad, sent a
+share on the tape, is said to get nothing. Where the tape added a share into a
+leaf's ``.g`` whose ``AccumulateGrad`` runs only later, the caption says that
+autograd holds the share until the leaf's other uses deliver theirs. The frame
+is 360 units wide with every label at 13 units, so that a phone shows it at
+about 13 px. Nothing is placed by hand: rows, values, shares and order all come
+from the recorded objects.
 """
 
 from __future__ import annotations
@@ -255,25 +259,40 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         raise ValueError("tape.backward(loss) got a loss that no record on the tape made")
 
     def no_node(i: int) -> list[str]:            # leaves sent a share autograd never needs
-        return [f"{label[id(t)]} does not require grad: autograd computes nothing for it"
+        return [f"{label[id(t)]} does not require grad: autograd skips it"
                 for t in dict.fromkeys(records[i].inputs)
                 if id(t) in by_id and not t.requires_grad]
 
-    # A frame about 360 units wide, text at 11: the table, autograd's nodes under it.
-    width, top, row_h, line_h = 360, 24, 18, 15
-    xn, xm, xv, xg, xgr = 6, 46, 222, 276, 338
+    # A frame 360 units wide, text at 13: a colour key, the table, autograd's nodes under it.
+    width, y_head, row_h, line_h = 360, 42, 19, 17
+    top = y_head + 6
+    xn, xm, xv, xg, xgr = 6, 54, 232, 290, 352
     panel = top + len(rows) * row_h + 8
-    n_lines = max([len(new) + len(no_node(i)) for i, _, new in steps] + [2])
-    height = panel + 16 + n_lines * line_h + 8
+
+    def summed(new: list[int]) -> list[int]:     # leaf rows whose one AccumulateGrad run,
+        return [r for kind, _, r in (items[k] for k in new)       # shown here, adds up
+                if kind == "leaf" and r is not None and runs_of[r] == 1
+                and n_sends.get(r, 0) > 1]            # several shares the tape sent
+
+    n_lines = max([len(new) + len(no_node(i)) + bool(summed(new)) for i, _, new in steps]
+                  + [2])
+    height = panel + 18 + n_lines * line_h + 10
+    key = [("blue", "on the tape"), ("grey faint", "popped"), ("orange", "this step"),
+           ("grey", "leaf")]
 
     def draw(n_rows: int, g: dict[int, str], hot_rows: dict[int, str], hot_g: set[int],
              popped: set[int], grads: dict[int, str], lines=None) -> Canvas:
         pic = Canvas(width, height)
-        pic.text(xn, 14, "tensor", cls="small bold")
-        pic.text(xm, 14, "made by", cls="small bold")
-        pic.text(xv, 14, "value", cls="small bold", anchor="end")
-        pic.text(xg, 14, ".g", cls="small bold red", anchor="end")
-        pic.text(xgr, 14, ".grad", cls="small bold", anchor="end")
+        x = xn
+        for look, text in key:                   # the colour key, one line
+            pic.box(x, 4, 14, 13, cls=look)
+            pic.text(x + 18, 15, text)
+            x += 18 + 6.4 * len(text) + 18
+        pic.text(xn, y_head - 5, "tensor", cls="bold")
+        pic.text(xm, y_head - 5, "made by", cls="bold")
+        pic.text(xv, y_head - 5, "value", cls="bold", anchor="end")
+        pic.text(xg, y_head - 5, ".g", cls="bold red", anchor="end")
+        pic.text(xgr, y_head - 5, ".grad", cls="bold", anchor="end")
         for r in range(n_rows):
             t, name, how, rec = rows[r]
             y = top + r * row_h
@@ -285,26 +304,26 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                 look = "blue"
             look = hot_rows.get(r, look)
             pic.box(2, y, width - 4, row_h - 2, cls=look)
-            base = y + 12
-            pic.text(xn, base, name, cls="small bold")
-            pic.text(xm, base, how, cls="small" + (" grey" if rec is None else ""))
-            pic.text(xv, base, _num(t), cls="small", anchor="end")
+            base = y + 13
+            pic.text(xn, base, name, cls="bold")
+            pic.text(xm, base, how, cls="grey" if rec is None else "")
+            pic.text(xv, base, _num(t), anchor="end")
             if r in g:
-                pic.text(xg, base, g[r], cls="small red" + (" hot" if r in hot_g else ""),
+                pic.text(xg, base, g[r], cls="red" + (" hot" if r in hot_g else ""),
                          anchor="end")
             if r in grads:
-                pic.text(xgr, base, grads[r], cls="small", anchor="end")
+                pic.text(xgr, base, grads[r], anchor="end")
         pic.line(2, panel - 3, width - 2, panel - 3, cls="grey faint", arrow=False)
         if lines is None:
-            pic.text(xn, panel + 12, "autograd's own backward shows here, pop by pop",
-                     cls="small grey")
+            pic.text(xn, panel + 13, "autograd's own backward shows here, pop by pop",
+                     cls="grey")
             return pic
-        pic.text(xn, panel + 12, "autograd ran next:", cls="small bold")
+        pic.text(xn, panel + 13, "autograd's run, aligned to the tape's pops:", cls="bold")
         if lines:                                # what ran for this pop: on orange
-            pic.box(2, panel + 17, width - 4, len(lines) * line_h + 5, cls="orange")
+            pic.box(2, panel + 18, width - 4, len(lines) * line_h + 6, cls="orange")
         for k, (text, look) in enumerate(lines):
-            pic.text(xn + (4 if look == "own" else 22), panel + 16 + (k + 1) * line_h, text,
-                     cls={"own": "small bold", "leaf": "small red"}.get(look, "small grey"))
+            pic.text(xn + (4 if look == "own" else 16), panel + 18 + (k + 1) * line_h, text,
+                     cls={"own": "bold", "leaf": "red"}.get(look, "grey"))
         return pic
 
     frames = []
@@ -338,6 +357,7 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
 
     grads: dict[int, str] = {}
     shown_runs: dict[int, int] = {}
+    sent: dict[int, int] = {}                    # row: shares the tape sent it so far
     for i, sends, new in steps:
         rec = records[i]
         lines, filled = [], []
@@ -351,20 +371,34 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                     grads[r] = _num(leaf.grad)       # its .grad once its last run is shown
                     text += f" = {grads[r]}"
                     filled.append(f"{name}.grad")
-                    if runs_of[r] == 1 and n_sends.get(r, 0) > 1:
-                        text += " (once, on the sum)"
             lines.append((text, kind))
+        if summed(new):
+            lines.append(("each set once, on the sum of its shares" if len(summed(new)) > 1
+                          else "set once, on the sum of its shares", "other"))
         lines += [(text, "other") for text in no_node(i)]
         hot_g = set()
         parts = []
         for t, share, after in sends:
             r = row_of[id(t)]
+            sent[r] = sent.get(r, 0) + 1
             g[r] = _num(after)
-            hot_g.add(r)
-            parts.append(f"{label[id(t)]}.g += {_num(share)} → {g[r]}")
-        head = (f"Pop #{i} ({rec.op}, #{i}.g = {g.get(row_of[id(rec.out)], '?')}): "
-                + ", ".join(parts))
-        caption = _short(head + (f"; autograd sets {', '.join(filled)}" if filled else ""), head)
+            hot_g.add(r)                         # the running .g, where it adds to a share
+            parts.append(f"{label[id(t)]}.g += {_num(share)}"
+                         + (f" → {g[r]}" if sent[r] > 1 else ""))
+        # A leaf the tape sent a share whose AccumulateGrad runs later: autograd holds it.
+        held = [r for r in dict.fromkeys(row_of[id(t)] for t, _, _ in sends)
+                if rows[r][3] is None and rows[r][0].requires_grad and r not in grads]
+        left = {n_sends[r] - sent[r] for r in held}     # shares still to come, per leaf
+        whose = ", ".join(f"{rows[r][1]}'s" for r in held)
+        tail = f"; autograd sets {', '.join(filled)}" if filled else ""
+        if held:
+            more = (f"{min(left)} more use{'s' * (min(left) > 1)}" if len(left) == 1
+                    else "more uses")
+            tail += f"; autograd holds {whose} share{'s' * (len(held) > 1)}: {more} to come"
+        sends_text = ", ".join(parts)
+        head = f"Pop #{i} ({rec.op}, #{i}.g = {g.get(row_of[id(rec.out)], '?')}): {sends_text}"
+        short = f"Pop #{i} ({rec.op}): {sends_text}"
+        caption = _short(head + tail, _short(short + tail, head))
         hot = {row_of[id(t)]: "orange" for t in rec.inputs} | {row_of[id(rec.out)]: "orange hot"}
         frames.append((draw(len(rows), g, hot, hot_g, popped, grads, lines), caption))
         popped.add(i)
