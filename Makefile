@@ -1,8 +1,9 @@
 # From `.g` to `.grad` -- one command to study, one to test.
 #   make lab          set up .venv and open JupyterLab on notebooks/
 #   make test         set up .venv, lint, unit tests and nbval (strict) on every notebook
-#   make test-cpus    the same, with the notebooks run three times: on this CPU's own kernels,
-#                     and forced to AVX2 and to plain (no-SIMD) kernels, as other CPUs round
+#   make test-cpus    the same, with the notebooks run four times: on this CPU's own kernels,
+#                     forced to AVX2 and to plain (no-SIMD) kernels, and with MKL's AVX2
+#                     matrix products, as other CPUs round
 #   make test-matrix  nbval under the oldest and the newest torch the course supports
 #   make test-bare    notebook 01 in a kernel with only torch, numpy and matplotlib, with and
 #                     without the course around it
@@ -60,6 +61,8 @@ test: install lint
 
 # ATEN_CPU_CAPABILITY picks torch's CPU kernels: "avx2" and "default" (no SIMD)
 # round like other machines do, so outputs that only this CPU reproduces fail here.
+# It does not reach MKL's matrix products: MKL_ENABLE_INSTRUCTIONS=AVX2 makes them
+# take an AVX2-only CPU's path (on an AVX-512 machine), another order of sums.
 test-cpus: install lint
 	$(BIN)/python -m pytest tests
 	@echo "== notebooks, this CPU's own kernels"
@@ -68,6 +71,8 @@ test-cpus: install lint
 	ATEN_CPU_CAPABILITY=avx2 $(PYTEST) notebooks
 	@echo "== notebooks, ATEN_CPU_CAPABILITY=default"
 	ATEN_CPU_CAPABILITY=default $(PYTEST) notebooks
+	@echo "== notebooks, MKL_ENABLE_INSTRUCTIONS=AVX2 (MKL's matrix products as on an AVX2-only CPU)"
+	MKL_ENABLE_INSTRUCTIONS=AVX2 $(PYTEST) notebooks
 
 test-matrix:
 	PYTHON=$(PYTHON) MATRIX_DIR=$(MATRIX_DIR) tools/test_matrix.sh

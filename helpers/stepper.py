@@ -47,8 +47,9 @@ class Canvas:
     """One frame: a small SVG picture built from boxes, text and arrows.
 
     Coordinates are SVG units, (0, 0) at the top left; `width` x `height` is the
-    picture's size. Keep frames narrow (about 360 units wide) and text at 12 to
-    14 units, so that a phone shows every label at 9 px or more. `cls` names
+    picture's size. Keep frames narrow (at most 360 units wide) and text at its
+    default 13 units (``small`` is 11), so that a phone, which shows a frame about
+    342 px wide, shows every label at 10 px or more. `cls` names
     the look, from the stepper's style sheet: a colour (``blue``, ``red``,
     ``orange``, ``green``, ``grey``), plus ``hot`` (drawn thick: what just
     changed), ``dashed``, ``faint``, ``bold``, ``small``, ``mono``.
