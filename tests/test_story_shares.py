@@ -1,5 +1,6 @@
 """helpers.stories.shares: a reused layer's shares recorded as they arrive, and drawn."""
 
+import html
 import re
 
 import pytest
@@ -23,12 +24,16 @@ class Net(nn.Module):
         return self.outer(h)
 
 
-def _run(depth=3, momentum=0.9, step=True):
+def _run(depth=3, momentum=0.9, step=True, steps_before=0, set_to_none=True):
     torch.manual_seed(0)
     net, x, y = Net(), torch.randn(5, 3), torch.randn(5, 2)
     opt = torch.optim.SGD(net.parameters(), lr=0.1, momentum=momentum)
-    with watch_shares(net, "middle", opt) as record:
+    for _ in range(steps_before):               # unwatched steps: a buffer exists
         opt.zero_grad()
+        ((net(x, depth) - y) ** 2).sum().backward()
+        opt.step()
+    with watch_shares(net, "middle", opt) as record:
+        opt.zero_grad(set_to_none=set_to_none)
         ((net(x, depth) - y) ** 2).sum().backward()
         if step:
             opt.step()
@@ -65,9 +70,13 @@ def test_story_has_a_frame_per_event_and_says_what_happened():
     assert caps[1].startswith("Backward: use 3's share arrives first")
     assert caps[3].startswith("Use 1's share arrives last")
     assert "runs once" in caps[4] and "(None until now)" in caps[4]
-    assert "momentum buffer starts as .grad" in caps[5]
     step = record.steps[0]                      # a move on its own axis, and the caption says so
-    assert "moves once, by −lr × buffer (axis ±" in caps[5]
+    assert caps[5].startswith("optimizer.step(): momentum buffer = .grad, so the weight moves "
+                              "once, by −lr × frame 5's bars (axis ±")
+    assert not step.had_buffer
+    assert all("momentum buffer: none yet" in svg for svg, _ in story.frames[:5])
+    assert "momentum buffer = .grad" in story.frames[5][0]
+    assert not any("no buffer" in svg for svg, _ in story.frames)   # every buffer named
     assert (step.after - step.before).abs().max() < 0.5 * record.grad_writes[0].abs().max()
     assert 'data-stepper="6"' in story._repr_html_()
     assert "share 3" in story.frames[1][0] and "share 1" not in story.frames[1][0]
@@ -96,6 +105,18 @@ def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
     _, plain = _run(momentum=0.0)
     assert share_story(plain, cols=[1]).captions[-1] == (
         "optimizer.step(): middle.weight moves once (axis ±0.2, not ±2)")
+    assert all("no momentum buffer" in svg for svg, _ in share_story(plain, cols=[1]).frames)
+    _, later = _run(steps_before=1)              # a buffer from an earlier, unwatched step
+    story = share_story(later, cols=[1])
+    assert later.steps[0].had_buffer
+    assert html.escape("momentum buffer: last step's") in story.frames[0][0]
+    assert "momentum buffer updated" in story.frames[-1][0]
+    assert story.captions[-1].startswith(
+        "optimizer.step(): the momentum buffer takes in .grad; the weight moves once, by "
+        "−lr × buffer")
+    assert ".grad = sum of shares" in story.frames[-1][0]
+    _, kept = _run(steps_before=1, set_to_none=False)     # .grad zeroed, not None: it adds
+    assert ".grad += sum of shares" in share_story(kept, cols=[1]).frames[-1][0]
     _, no_step = _run(depth=1, step=False)
     assert len(share_story(no_step, cols=[1])) == 1 + 1 + 1
 

@@ -23,7 +23,8 @@
 
 `share_story` draws that record, one frame an event: the uses' nodes (the
 forward pass), each share as it arrived with the input buffer's running sum,
-``.grad`` as its node set it, then the step (in grey: no use's colour). Bars
+``.grad`` as its node set it, then the step (in grey: no use's colour) and the
+optimizer's *momentum* buffer, always named so (the node's is the *input* buffer). Bars
 show a few entries of the weight's matrices (`row`, `cols`), rounded to whole
 units. Every label is 13 units high (no small text), so that a phone shows it
 at 12 px.
@@ -56,12 +57,14 @@ class Use:
 
 @dataclass
 class Step:
-    """One ``optimizer.step()``: the weight before and after, and its optimizer state."""
+    """One ``optimizer.step()``: the weight before and after, its optimizer state after,
+    and whether that state held a momentum buffer before."""
 
     before: torch.Tensor
     after: torch.Tensor
     state: dict
     lr: float
+    had_buffer: bool = False
 
 
 @dataclass
@@ -156,13 +159,15 @@ def watch_shares(model: nn.Module, name: str,
     before = []
 
     def on_step_pre(opt, args, kwargs):
-        before.append(weight.detach().clone())
+        had = opt.state.get(weight, {}).get("momentum_buffer") is not None
+        before.append((weight.detach().clone(), had))
 
     def on_step(opt, args, kwargs):
         lr = next(g["lr"] for g in opt.param_groups if any(p is weight for p in g["params"]))
         state = {k: v.detach().clone() if isinstance(v, torch.Tensor) else v
                  for k, v in opt.state.get(weight, {}).items()}
-        record.steps.append(Step(before.pop(), weight.detach().clone(), state, float(lr)))
+        was, had = before.pop()
+        record.steps.append(Step(was, weight.detach().clone(), state, float(lr), had))
 
     handles += [layer.register_forward_hook(on_call), weight.register_hook(on_sum),
                 weight.register_post_accumulate_grad_hook(on_grad)]
@@ -244,6 +249,15 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
     move = entries(step.after - step.before) if step else []
     move_unit = _nice(max(map(abs, move))) if any(move) else 1.0
     buf = step.state.get("momentum_buffer") if step else None
+    if step is None:
+        momentum_label = ("", "")
+    elif buf is None:                                  # plain SGD: never a buffer
+        momentum_label = ("no momentum buffer", "no momentum buffer")
+    else:                                              # (before the step, after it)
+        momentum_label = ("momentum buffer: " + ("last step's" if step.had_buffer
+                                                 else "none yet"),
+                          "momentum buffer = .grad" if torch.equal(buf, grad)
+                          else "momentum buffer updated")
     acc = record.uses[0].accumulator
     one_node = all(u.accumulator is acc for u in record.uses)
     node = type(acc).__name__
@@ -299,20 +313,20 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
         pic.text(ax + aw / 2, ay + 33, f"{name} {_shape(shape)}", cls="red",
                  anchor="middle")
         # .grad, then the optimizer's state for the weight.
-        pic.box(8, 166, 168, 26, "", cls=red if done else "grey")
-        pic.text(92, 184, ".grad = buffer's sum" if done else
+        pic.box(8, 166, 140, 26, "", cls=red if done else "grey")
+        pic.text(78, 184, (".grad = sum of shares" if was_none else ".grad += sum of shares")
+                 if done else
                  f".grad: {'None' if was_none else 'as before'}",
                  cls="bold" if stage == "grad" else "", anchor="middle")
         if done:
-            pic.line(ax + 30, ay + 40, 92, 165, cls=red)
+            pic.line(ax + 30, ay + 40, 78, 165, cls=red)
         if step is not None:
             stepped = stage == "step"
-            pic.box(184, 166, 168, 26, "", cls="grey" + (" hot" if stepped else ""))
-            pic.text(268, 184, "no buffer yet" if not stepped else
-                     "no momentum buffer" if buf is None else "one momentum buffer",
-                     cls="bold" if stepped else "", anchor="middle")
+            pic.box(156, 166, 196, 26, "", cls="grey" + (" hot" if stepped else ""))
+            pic.text(254, 184, momentum_label[stepped], cls="bold" if stepped else "",
+                     anchor="middle")
             if stepped:
-                pic.line(176, 179, 183, 179, cls="grey hot")
+                pic.line(148, 179, 155, 179, cls="grey hot")
         # Panel A: the shares that arrived, one bar each, grouped by column.
         base = panel(pic, 212, f"shares that arrived: weight{cells}", unit)
         bw = min(10.0, (width - 6) / k)
@@ -352,25 +366,28 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
             cap = (f"Backward: use {use}'s share arrives first; the {node} node's input "
                    "buffer holds it")
         elif j < k - 1:
-            cap = f"Use {use}'s share arrives; the buffer adds it to what it holds"
+            cap = f"Use {use}'s share arrives; the input buffer adds it to what it holds"
         else:
-            cap = f"Use {use}'s share arrives last; the buffer now holds the sum of all {k}"
+            cap = f"Use {use}'s share arrives last; the input buffer now holds the sum of all {k}"
         frames.append((draw(j + 1, "arrive"), cap))
     frames.append((draw(k, "grad"),
                    f"The {node} node runs once: the weight's hook fires once, and .grad "
-                   + ("(None until now) becomes the buffer's sum" if was_none
-                      else "adds the buffer's sum")))
+                   + ("(None until now) becomes that sum" if was_none
+                      else "adds that sum")))
     if step is not None:
         axis = f" (axis ±{move_unit:g}, not ±{unit:g})" if move_unit != unit else ""
         if buf is None:
             cap = f"optimizer.step(): {name} moves once{axis}"
         else:
-            how = "starts as .grad" if torch.equal(buf, grad) else "takes in .grad"
             tol = 8 * torch.finfo(step.before.dtype).eps * float(step.before.abs().max())
-            by = (", by −lr × buffer" if torch.allclose(step.after - step.before,
-                                                      -step.lr * buf, rtol=1e-2, atol=tol)
-                  else "")
-            cap = f"optimizer.step(): the momentum buffer {how}; the weight moves once{by}{axis}"
+            by = torch.allclose(step.after - step.before, -step.lr * buf, rtol=1e-2, atol=tol)
+            if torch.equal(buf, grad):    # the move is .grad's frame, scaled: say which
+                cap = ("optimizer.step(): momentum buffer = .grad, so the weight moves once"
+                       + (f", by −lr × frame {k + 2}'s bars" if by else ""))
+            else:
+                cap = ("optimizer.step(): the momentum buffer takes in .grad; the weight "
+                       "moves once" + (", by −lr × buffer" if by else ""))
+            cap += axis
         frames.append((draw(k, "step"), cap))
     return Stepper(frames, title=title or f"One backward through {k} uses of {name}, "
                    "then one step")
