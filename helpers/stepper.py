@@ -270,7 +270,7 @@ class Stepper:
     def __repr__(self) -> str:
         n = len(self.frames)
         width = len(str(n))
-        lines = [f"{self.title} ({n} steps)"]
+        lines = [f"{self.title} ({n} frames)"]
         for i, (_, caption) in enumerate(self.frames):   # 79 columns, as every output
             lines += textwrap.wrap(f"{i + 1:>{width}}. {caption}", 79,
                                    subsequent_indent=" " * (width + 2))

@@ -59,7 +59,7 @@ def test_plain_text_transcript_numbers_the_captions_within_79_columns():
     long = "a caption that is rather long and goes on " * 2
     text = repr(Stepper([(Canvas(10, 10), long.strip())] * 2, title="T"))
     lines = text.splitlines()
-    assert lines[0] == "T (2 steps)" and lines[1].startswith("1. a caption")
+    assert lines[0] == "T (2 frames)" and lines[1].startswith("1. a caption")
     assert max(map(len, lines)) <= 79 and len(lines) == 5
 
 

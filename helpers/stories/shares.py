@@ -328,7 +328,7 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
             if stepped:
                 pic.line(148, 179, 155, 179, cls="grey hot")
         # Panel A: the shares that arrived, one bar each, grouped by column.
-        base = panel(pic, 212, f"shares that arrived: weight{cells}", unit)
+        base = panel(pic, 212, f"each share that arrived, entries {cells}", unit)
         bw = min(10.0, (width - 6) / k)
         for use in record.uses:
             if use.number not in order[:arrived]:
