@@ -62,7 +62,7 @@ def _run():
     return events, lin, mse, dict(x=t["x"], y=t["y"], w=lin.w, b=lin.b)
 
 
-def _lesson(t, *, forward_before=False):
+def _lesson(t, *, forward_before=False, backward_before=True):
     """Lesson 8's Lin -> Relu -> Lin -> Mse, a forward and a backward pass recorded."""
     lin1, relu, lin2, mse = Lin(t["w1"], t["b1"]), Relu(), Lin(t["w2"], t["b2"]), Mse()
 
@@ -71,7 +71,7 @@ def _lesson(t, *, forward_before=False):
 
     if forward_before:                 # a pass before: its backward leaves .g behind
         forward()
-        for layer in (mse, lin2, relu, lin1):
+        for layer in (mse, lin2, relu, lin1) if backward_before else ():
             layer.backward()
     with watch_layers(Lin, Relu, Mse) as events:
         forward()
@@ -137,7 +137,7 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     no_g = [svg.count(">no .g<") for svg, _ in story.frames]
     assert no_g == [1, 2, 3, 4, 5, 4, 3, 2, 1]
     assert "left from an earlier pass" not in "".join(svg for svg, _ in story.frames)
-    assert "before this call" not in "".join(svg for svg, _ in story.frames)  # no old out
+    assert "forward before" not in "".join(svg for svg, _ in story.frames)  # no old out
     # The red dashed arrow (the out.g a backward reads) has its legend line, where drawn.
     arrows = ["red dashed" in svg for svg, _ in story.frames]
     legend = ["red dashed arrow: the out.g this backward reads" in svg for svg, _ in story.frames]
@@ -185,7 +185,7 @@ def test_the_old_out_of_the_asked_call_is_drawn_from_that_call_on_without_an_arr
     shown = [">out1 (4, 1)<" in svg for svg, _ in story.frames]
     assert shown == [False] * 3 + [True] * 6                     # from lin2's call on
     for svg, _ in story.frames[3:]:
-        assert "lin2.out before this call:" in svg and "no layer names it now" in svg
+        assert "lin2.out of the forward before:" in svg and "no layer names it now" in svg
         box = re.search(r'<rect class="box ([^"]*)" x="236" y="([\d.]+)"[^>]*/><text[^>]*>'
                         r'out1 \(4, 1\)</text><text[^>]*>old \.g<', svg)
         assert box and "grey dashed" in box[1]                   # its .g, from an earlier pass
@@ -193,6 +193,17 @@ def test_the_old_out_of_the_asked_call_is_drawn_from_that_call_on_without_an_arr
                             r'y2="([\d.]+)"', svg)
         top = float(box[2])                                      # nothing points to its box
         assert not any(float(x) > 200 and top <= float(y) <= top + 40 for x, y in arrows)
+
+
+def test_an_old_out_that_no_backward_reached_never_got_a_g():
+    t = _tensors()                    # notebook 02: a forward pass, then one recorded
+    events = _lesson(t, forward_before=True, backward_before=False)
+    old = [e for e in events if e.kind == "call"][2].before
+    assert isinstance(old, torch.Tensor) and not hasattr(old, "g")
+    for svg, _ in layer_story(events, names=t).frames[3:]:
+        assert re.search(r">old lin2\.out \(4, 1\)</text><text[^>]*>never got a \.g<", svg)
+        assert "lin2.out of the forward before:" in svg
+    assert ">never got a .g<" not in layer_story(_lesson(t), names=t).frames[-1][0]
 
 
 def test_legend_and_attribute_labels_are_full_size():

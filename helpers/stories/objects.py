@@ -25,8 +25,9 @@ Three things a learner asks about are drawn from the record as well:
   it; the caption quotes the last line that call printed (the question's guard:
   "out.g dne yet");
 - the **old out** of that call: the tensor its layer held as ``out`` before
-  the call (recorded as `Event.before`), drawn from that frame on in a row of
-  its own, with the ``.g`` it had, and no arrow (no layer names it any more);
+  the call, from the forward pass before (recorded as `Event.before`), drawn
+  from that frame on in a row of its own, with the ``.g`` it had ("never got a
+  .g" if none), and no arrow (no layer names it any more);
 - a ``.g`` **left from an earlier pass** (long-lived tensors keep theirs: the
   batch, the weights) is drawn dashed and grey until this pass replaces it.
 
@@ -305,7 +306,8 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 continue
             state = g.get(k)
             sub, cls = (("old .g", "grey dashed") if state == "old"
-                        else (f".g {state}", "red") if state else ("no .g", "blue"))
+                        else (f".g {state}", "red") if state
+                        else ("never got a .g" if t is old else "no .g", "blue"))
             look, x, y = f"{cls} {hot.get(f't:{k}', '')}", _TX + _TW / 2, tensor_y[k]
             pic.box(_TX, y, _TW, _BH, cls=look)            # two lines of full-size text
             pic.text(x, y + 17, f"{tname[k]} {_shape(t)}", cls=look, anchor="middle")
@@ -314,7 +316,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "reading out.g: AttributeError",
                          cls="red bold", anchor="end")
             if t is old:                                   # no arrow: say whose it was
-                for i, line in enumerate((f"{lname[id(asked.layer)]}.out before this call:",
+                for i, line in enumerate((f"{lname[id(asked.layer)]}.out of the forward before:",
                                           "no layer names it now")):
                     pic.text(_TX - 8, y + 17 + 16 * i, line, cls="grey", anchor="end")
         legend = (["dashed box: a .g left from an earlier pass"] if "old" in g.values()
