@@ -341,7 +341,7 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         else:
             groups.append([i])
     for group in groups:
-        said, made_here = [], []
+        said, made_here, nth = [], [], {}
         for i in group:
             rec = records[i]
             for t in dict.fromkeys(id(t) for t in rec.inputs):
@@ -350,15 +350,18 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                 uses[t] = before + k
                 if before + k > 1:
                     nm = label[t]
-                    said.append(f"{nm} used twice here" if k == 2 and not before else
-                                f"{nm}'s {_ordinal(before + 1)} use" if k == 1 else
-                                f"{nm} used {before + k} times so far")
-            made_here.append(f"{rows[row_of[id(rec.out)]][2]} = {_num(rec.out)}")
+                    if k == 1:                   # the nth use: one phrase per n
+                        nth.setdefault(_ordinal(before + 1), []).append(nm)
+                    else:
+                        said.append(f"{nm} used twice here" if k == 2 and not before else
+                                    f"{nm} used {before + k} times so far")
+            made_here.append(f"#{i} = {rows[row_of[id(rec.out)]][2]} = {_num(rec.out)}")
         hot = {row_of[id(t)]: "orange" for i in group for t in records[i].inputs}
         last = row_of[id(records[group[-1]].out)]
         hot |= {r: "orange hot" for r in range(first_row[group[0]], last + 1)}  # new rows
-        caption = (f"Forward: {', '.join(made_here)}, recorded on the tape as "
-                   f"{', '.join(f'#{i}' for i in group)}")
+        caption = f"Forward, on the tape: {', '.join(made_here)}"
+        said += [f"{nms[0]}'s {n} use" if len(nms) == 1 else
+                 f"{n} use of {', '.join(nms[:-1])} and {nms[-1]}" for n, nms in nth.items()]
         caption = _short(caption + "".join(f"; {s}" for s in said), caption)
         frames.append((draw(last + 1, g, hot, set(), popped, {}), caption))
 
