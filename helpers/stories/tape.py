@@ -411,7 +411,9 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
         if held:
             more = (f"{min(left)} more use{'s' * (min(left) > 1)}" if len(left) == 1
                     else "more uses")
-            tail += f"; autograd waits for {more} of {', '.join(rows[r][1] for r in held)}"
+            nms = [rows[r][1] for r in held]
+            tail += f"; autograd waits for {more} of " + (
+                nms[0] if len(nms) == 1 else f"{', '.join(nms[:-1])} and {nms[-1]}")
         sends_text = ", ".join(parts)
         head = f"Pop #{i} ({rec.op}, #{i}.g = {g.get(row_of[id(rec.out)], '?')}): {sends_text}"
         short = f"Pop #{i} ({rec.op}): {sends_text}"
