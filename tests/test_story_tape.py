@@ -82,7 +82,7 @@ def test_story_has_a_frame_per_record_the_start_and_each_pop():
     story = tape_story(run, ran, names)
     caps = story.captions
     assert len(story) == 5 + 1 + 5
-    assert caps[0] == "Forward: add(a, a) = 2, recorded on the tape as #0; a used twice here"
+    assert caps[0] == "Forward, on the tape: #0 = add(a, a) = 2; a used twice here"
     assert caps[5].startswith("Backward: start sets every .g on the tape to 0")
     assert caps[6] == "Pop #4 (add, #4.g = 1): #2.g += 1, #3.g += 1"
     # the running .g is shown where a share is added to an earlier one
@@ -118,7 +118,7 @@ def test_autograd_nodes_under_their_record_and_readable_on_a_phone():
                    for svg, _ in story.frames)
 
 
-def test_autograd_holds_a_leafs_share_until_its_last_use_delivers():
+def test_autograd_waits_for_a_leafs_last_use():
     a, b = (torch.tensor(v, requires_grad=True) for v in (1.0, 3.0))
     tape = Tape()
     top = add(tape, add(tape, a, b), b)          # b used by #0 and by #1
@@ -127,9 +127,39 @@ def test_autograd_holds_a_leafs_share_until_its_last_use_delivers():
         tape.backward(top)
     caps = tape_story(run, ran, {"a": a, "b": b}).captions
     assert caps[-2] == ("Pop #1 (add, #1.g = 1): #0.g += 1, b.g += 1; "
-                        "autograd holds b's share: 1 more use to come")
+                        "autograd waits for 1 more use of b")
     assert caps[-1] == ("Pop #0 (add, #0.g = 1): a.g += 1, b.g += 1 → 2; "
                         "autograd sets a.grad, b.grad")
+
+
+def test_a_one_input_op_on_the_last_output_shares_its_frame_and_start_marks_the_loss():
+    a, b = (torch.tensor(v, requires_grad=True) for v in (1.0, 3.0))
+    tape = Tape()
+    top = relu(tape, add(tape, relu(tape, add(tape, a, b)), b))   # a layer: add, relu
+    ran = node_order(top)
+    with watch_tape(tape) as run:
+        tape.backward(top)
+    story = tape_story(run, ran, {"a": a, "b": b})
+    assert story.captions[:3] == [
+        "Forward, on the tape: #0 = add(a, b) = 4, #1 = relu(#0) = 4",
+        "Forward, on the tape: #2 = add(#1, b) = 7, #3 = relu(#2) = 7; b's 2nd use",
+        "Backward: start sets every .g on the tape to 0, then #3.g (the loss's) to 1"]
+    assert len(story) == 2 + 1 + 4
+    rows = re.findall(r'<rect class="box ([^"]*)"[^>]*/>(?:<text[^>]*>[^<]*</text>)?'
+                      r'<text[^>]*>(#\d|a|b)</text>', story.frames[2][0])
+    assert ("orange hot", "#3") in rows                   # the loss, its .g just set
+    assert [look for look, name in rows if look.startswith("orange")] == ["orange hot"]
+
+
+def test_leaves_on_the_same_use_share_one_phrase():
+    a, b = (torch.tensor(v, requires_grad=True) for v in (1.0, 3.0))
+    tape = Tape()
+    top = add(tape, add(tape, a, b), add(tape, a, b))
+    ran = node_order(top)
+    with watch_tape(tape) as run:
+        tape.backward(top)
+    caps = tape_story(run, ran, {"a": a, "b": b}).captions
+    assert caps[1] == "Forward, on the tape: #1 = add(a, b) = 4; 2nd use of a and b"
 
 
 def test_a_leaf_that_needs_no_grad_is_said_to_get_nothing():

@@ -18,7 +18,8 @@ methods ``start(loss)``, ``send(t, g)`` and ``backward(loss)``, as notebook
 
 `tape_story` draws that log, one number per tensor (build the example from
 1-element tensors, with exact values): a table of the tensors, the records
-appearing in creation order, then ``start``, then one frame per record popped,
+appearing in creation order (a frame a layer: a record, with a one-input op on
+its output), then ``start``, then one frame per record popped,
 with each ``+=`` into a ``.g`` (which tensor, what share, and the running ``.g``
 where the share was added to an earlier one). A colour key tops each frame.
 Under the table, autograd's own backward for the same computation (`ran`, from
@@ -28,7 +29,7 @@ indented under it the other nodes its op made and each ``AccumulateGrad``,
 tagged with the ``.grad`` it sets; a leaf that does not require grad, sent a
 share on the tape, is said to get nothing. Where the tape added a share into a
 leaf's ``.g`` whose ``AccumulateGrad`` runs only later, the caption says that
-autograd holds the share until the leaf's other uses deliver theirs. The frame
+autograd waits for the leaf's other uses. The frame
 is 360 units wide with every label at 13 units, so that a phone shows it at
 about 13 px. Nothing is placed by hand: rows, values, shares and order all come
 from the recorded objects.
@@ -330,28 +331,45 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
     popped: set[int] = set()
     g: dict[int, str] = {}
     uses: dict[int, int] = {}
+    # One forward frame a layer: a record, and a one-input op on its output (a ReLU
+    # after a lin, the loss after the last lin) join one frame.
+    groups: list[list[int]] = []
     for i, rec in enumerate(records):
-        said = []
-        for t in dict.fromkeys(id(t) for t in rec.inputs):
-            k = sum(1 for u in rec.inputs if id(u) == t)
-            before = uses.get(t, 0)
-            uses[t] = before + k
-            if before + k > 1:
-                nm = label[t]
-                said.append(f"{nm} used twice here" if k == 2 and not before else
-                            f"{nm}'s {_ordinal(before + 1)} use" if k == 1 else
-                            f"{nm} used {before + k} times so far")
-        hot = {row_of[id(t)]: "orange" for t in rec.inputs}           # what it holds
-        hot |= {r: "orange hot" for r in range(first_row[i], row_of[id(rec.out)] + 1)}
-        _, _, how, _ = rows[row_of[id(rec.out)]]
-        caption = f"Forward: {how} = {_num(rec.out)}, recorded on the tape as #{i}"
+        if (groups and len(groups[-1]) == 1 and len(rec.inputs) == 1
+                and rec.inputs[0] is records[i - 1].out):
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    for group in groups:
+        said, made_here, nth = [], [], {}
+        for i in group:
+            rec = records[i]
+            for t in dict.fromkeys(id(t) for t in rec.inputs):
+                k = sum(1 for u in rec.inputs if id(u) == t)
+                before = uses.get(t, 0)
+                uses[t] = before + k
+                if before + k > 1:
+                    nm = label[t]
+                    if k == 1:                   # the nth use: one phrase per n
+                        nth.setdefault(_ordinal(before + 1), []).append(nm)
+                    else:
+                        said.append(f"{nm} used twice here" if k == 2 and not before else
+                                    f"{nm} used {before + k} times so far")
+            made_here.append(f"#{i} = {rows[row_of[id(rec.out)]][2]} = {_num(rec.out)}")
+        hot = {row_of[id(t)]: "orange" for i in group for t in records[i].inputs}
+        last = row_of[id(records[group[-1]].out)]
+        hot |= {r: "orange hot" for r in range(first_row[group[0]], last + 1)}  # new rows
+        caption = f"Forward, on the tape: {', '.join(made_here)}"
+        said += [f"{nms[0]}'s {n} use" if len(nms) == 1 else
+                 f"{n} use of {', '.join(nms[:-1])} and {nms[-1]}" for n, nms in nth.items()]
         caption = _short(caption + "".join(f"; {s}" for s in said), caption)
-        frames.append((draw(row_of[id(rec.out)] + 1, g, hot, set(), popped, {}), caption))
+        frames.append((draw(last + 1, g, hot, set(), popped, {}), caption))
 
     for r, (t, *_) in enumerate(rows):
         if seen.get(id(t)) is not None:
             g[r] = _num(seen[id(t)])
-    frames.append((draw(len(rows), g, {}, {row_of[id(loss)]}, popped, {}),
+    frames.append((draw(len(rows), g, {row_of[id(loss)]: "orange hot"}, {row_of[id(loss)]},
+                        popped, {}),
                    f"Backward: start sets every .g on the tape to 0, then "
                    f"{label[id(loss)]}.g (the loss's) to {_num(seen[id(loss)])}"))
 
@@ -385,16 +403,17 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
             hot_g.add(r)                         # the running .g, where it adds to a share
             parts.append(f"{label[id(t)]}.g += {_num(share)}"
                          + (f" → {g[r]}" if sent[r] > 1 else ""))
-        # A leaf the tape sent a share whose AccumulateGrad runs later: autograd holds it.
+        # A leaf the tape sent a share whose AccumulateGrad runs later: autograd waits.
         held = [r for r in dict.fromkeys(row_of[id(t)] for t, _, _ in sends)
                 if rows[r][3] is None and rows[r][0].requires_grad and r not in grads]
         left = {n_sends[r] - sent[r] for r in held}     # shares still to come, per leaf
-        whose = ", ".join(f"{rows[r][1]}'s" for r in held)
         tail = f"; autograd sets {', '.join(filled)}" if filled else ""
         if held:
             more = (f"{min(left)} more use{'s' * (min(left) > 1)}" if len(left) == 1
                     else "more uses")
-            tail += f"; autograd holds {whose} share{'s' * (len(held) > 1)}: {more} to come"
+            nms = [rows[r][1] for r in held]
+            tail += f"; autograd waits for {more} of " + (
+                nms[0] if len(nms) == 1 else f"{', '.join(nms[:-1])} and {nms[-1]}")
         sends_text = ", ".join(parts)
         head = f"Pop #{i} ({rec.op}, #{i}.g = {g.get(row_of[id(rec.out)], '?')}): {sends_text}"
         short = f"Pop #{i} ({rec.op}): {sends_text}"
