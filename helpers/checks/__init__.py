@@ -421,12 +421,12 @@ def _codes(answer: Any) -> list[types.CodeType]:
 
 
 def code_uses(answer: Any, *, attr: str | None = None, op: str | None = None) -> bool:
-    """Whether the answer's code (all it nests) uses attribute `attr` and/or instruction `op`
-    ("IS_OP"; "BINARY_OP:+=" with its argument)."""
+    """Whether the answer's code (all it nests) uses an attribute matching the regex `attr`
+    and/or instruction `op` ("IS_OP"; "BINARY_OP:+=" with its argument)."""
     ins = [i for c in _codes(answer) for i in dis.get_instructions(c)]
     name, _, arg = (op or "").partition(":")
-    return (attr is None or any(i.argval == attr and "ATTR" in i.opname or i.opname ==
-                                "LOAD_METHOD" and i.argval == attr for i in ins)) and (
+    return (attr is None or any(("ATTR" in i.opname or i.opname == "LOAD_METHOD") and
+                                re.fullmatch(attr, str(i.argval)) for i in ins)) and (
         op is None or any(i.opname == name and (not arg or i.argrepr == arg) for i in ins))
 
 
