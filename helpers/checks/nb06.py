@@ -127,8 +127,8 @@ _SIZES = Mistake("sizes", "The sizes change from case to case: take h's shape fr
 def _as_losses(result: Any, xs: torch.Tensor, k: int, what: str) -> torch.Tensor:
     chunks = len(xs.split(k))
     if not isinstance(result, (list, tuple)):
-        raise CheckFailed(f"{what} should return a list of the {chunks} chunks' losses, but it "
-                          f"returned {describe(result)}")
+        raise CheckFailed(f"{what} returned {describe(result)}\nIt should return the "
+                          f"{chunks} chunks' losses, a list of numbers (loss.item())")
     if len(result) != chunks:
         last = len(xs) - (chunks - 1) * k
         raise CheckFailed(
