@@ -120,8 +120,6 @@ def _use(c, j):
     return {"share": c.shares[j - 1]}
 
 
-_GRAD = ("torch.autograd.grad(loss, W) returns the gradient without touching any .grad; "
-         "leave the model as it was")
 SHARE = [
     Mistake("whole", "you held no use fixed: hold the weight fixed (W.detach()) in every use "
             "except use i", gives=lambda c: {"share": sum(c.shares)}),
@@ -196,7 +194,8 @@ def _share_trial(share, c, changed: list):
         raise CheckFailed(f"{c.what} is a tensor of {got.dtype}; a gradient holds real numbers "
                           f"(a float dtype)")
     try:
-        expect_unchanged(before, c.what, grad=_GRAD)
+        expect_unchanged(before, c.what, grad="torch.autograd.grad(loss, W) returns the "
+                         "gradient without touching any .grad; leave the model as it was")
     except CheckFailed as e:   # said after the numbers, which tell more
         changed.append(e)
     low = got.dtype if torch.finfo(got.dtype).eps > torch.finfo(seen.low).eps else seen.low
