@@ -312,8 +312,8 @@ def make_sequential(w1, b1, w2, b2):
         seq[2].bias.copy_(b2)
     return seq
 check_sequential(make_sequential)
-""", r"\nYour result is what you get if you put w1 in reshaped \(reshape or view\), not "
-     r"transposed: both keep w1's memory order; the transpose is w1.t\(\)\.\n", ("reshaped",)),
+""", r"\nYour result is what you get if you reshaped \(or viewed\) w1, which keeps its memory "
+     r"order: the transpose is w1.t\(\)\.\n", ("reshaped",)),
     ("check_sequential", ".data pointing at the caller's tensors", """
 def make_sequential(w1, b1, w2, b2):
     (n_in, nh), n_out = w1.shape, w2.shape[1]
@@ -796,7 +796,7 @@ def make_sequential(w1, b1, w2, b2):
         seq[2].bias.copy_(b2)
     return seq
 check_sequential(make_sequential)
-""", r"\n.*you put w1 in reshaped \(reshape or view\), not transposed", ("reshaped",)),
+""", r"\n.*you reshaped \(or viewed\) w1, which keeps its memory order", ("reshaped",)),
     ("check_tanh_fn", "tanh_ in forward: the input changed in place and returned", """
 class TanhFn(torch.autograd.Function):
     @staticmethod

@@ -252,8 +252,8 @@ SEQUENTIAL = [
     Mistake("leaf_inplace", "a parameter requires grad, and autograd refuses in-place writes "
             "into it unless they run under torch.no_grad()",
             raises=(RuntimeError, "leaf Variable that requires grad")),
-    Mistake("reshaped", "you put w1 in reshaped (reshape or view), not transposed: both keep "
-            "w1's memory order; the transpose is w1.t()",
+    Mistake("reshaped", "you reshaped (or viewed) w1, which keeps its memory order: the "
+            "transpose is w1.t()",
             gives=lambda c: _network(c, reshape=True)),
     Mistake("layout", "nn.Linear stores its weight as (out, in): nn.Linear(n_in, nh) holds "
             "w1.t(), and nn.Linear(nh, n_out) holds w2.t()",

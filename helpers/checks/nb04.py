@@ -126,9 +126,8 @@ SHARE = [
     Mistake("others", "you detached use i and kept the others; it is the other way round",
             gives=lambda c: _use(c, 0) if c.k == 1 else {
                 "share": sum(c.shares) - c.shares[c.i - 1]}),
-    Mistake("h_detached", "you detached h, not W, in the other uses: that cuts earlier uses "
-            "off the loss", gives=lambda c: {"share": c.shares[-1] + (
-                c.shares[-2] if c.i == c.k > 1 else 0)}),
+    Mistake("h_detached", "you detached h, not W: use i's path to L is cut", gives=lambda c: {
+        "share": c.shares[-1] + (c.shares[-2] if c.i == c.k > 1 else 0)}),
     Mistake("from_0", "you numbered the uses from 0 (range(k)); number them 1 to k, in the "
             "order of the forward pass", gives=lambda c: _use(c, c.i + 1)),
     Mistake("reversed", "you numbered the uses from the output end; number them 1 to k, in "
