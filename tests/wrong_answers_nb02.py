@@ -15,7 +15,7 @@ def chain_ok(model):
 check_chain_ok(chain_ok)
 """, r"returned True for Lin -> Relu -> Lin -> Mse, where layers\[0\] hands layers\[1\] a "
      r"copy of its output\nAll nine verdicts fit this mistake: you compared values "
-     r"\(torch.equal, ==\): a copy has equal values, yet is another object", ("values",)),
+     r"\(torch.equal, ==\): a\ncopy has equal values, yet is another object", ("values",)),
     ("check_chain_ok", "equal values with == and .all()", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
@@ -49,7 +49,7 @@ def chain_ok(model):
     return all(a.out.data_ptr() == b.args[0].data_ptr() for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
 """, r"returned True for .*, where layers\[1\] hands layers\[2\] a view of its output\n"
-     r".*you compared memory \(data_ptr\): a view shares it, yet is another object", ('memory',)),
+     r".*you compared memory \(data_ptr\): a view\nshares it, yet is another object", ('memory',)),
     ("check_chain_ok", "only the link to the loss", """
 def chain_ok(model):
     return model.layers[-1].out is model.loss.args[0]
@@ -67,14 +67,14 @@ def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(layer.out is layer.args[0] for layer in seq)
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain, .*\n.*you compared other pairs than a layer's "
+""", r"returned False for a whole chain, .*\n.*you compared other pairs than a layer's\n"
      r"\.out and the next one's \.args\[0\]", ('pairs',)),
     ("check_chain_ok", "is, but against the args tuple", """
 def chain_ok(model):
     seq = [*model.layers, model.loss]
     return all(a.out is b.args for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
-""", r"returned False for a whole chain, .*\n.*you compared other pairs .*\(args is a "
+""", r"returned False for a whole chain, .*\n.*you compared other pairs .*\n.*\(args is a "
      r"tuple\)$", ('pairs',)),
     ("check_chain_ok", "is, but each layer with the one two places on", """
 def chain_ok(model):
@@ -502,7 +502,8 @@ def chain_ok(model):
     return all(a.out.data is b.args[0].data for a, b in zip(seq, seq[1:]))
 check_chain_ok(chain_ok)
 """, r"returned False for a whole chain.*\nAll nine verdicts fit this mistake: you compared "
-     r".data with `is`: .data makes a new tensor at every access", ("data_is",)),
+     r".data with `is`: each .data is\na new tensor, so `a.data is b.data` is never True; use "
+     r"the tensors$", ("data_is",)),
     ("check_chain_ok", "the loss appended to model.layers itself (a name for the same list)", """
 def chain_ok(model):
     seq = model.layers

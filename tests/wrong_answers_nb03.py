@@ -312,8 +312,8 @@ def make_sequential(w1, b1, w2, b2):
         seq[2].bias.copy_(b2)
     return seq
 check_sequential(make_sequential)
-""", r"\nYour result is what you get if you put w1 into the layer reshaped, not transposed",
-     ("reshaped",)),
+""", r"\nYour result is what you get if you reshaped \(or viewed\) w1, which keeps its memory "
+     r"order: the transpose is w1.t\(\)\.\n", ("reshaped",)),
     ("check_sequential", ".data pointing at the caller's tensors", """
 def make_sequential(w1, b1, w2, b2):
     (n_in, nh), n_out = w1.shape, w2.shape[1]
@@ -785,4 +785,59 @@ def accumulate_grads(net, inp, targ, n_chunks):
 check_accumulate_grads(accumulate_grads)
 """, r"\nYour result is what you get if you neither cleared the old gradient first nor "
      r"weighted", ("stale_unweighted",)),
+    ("check_sequential", "w1 viewed as (nh, n_in), w2 transposed", """
+def make_sequential(w1, b1, w2, b2):
+    (n_in, nh), n_out = w1.shape, w2.shape[1]
+    seq = nn.Sequential(nn.Linear(n_in, nh), nn.ReLU(), nn.Linear(nh, n_out))
+    with torch.no_grad():
+        seq[0].weight.copy_(w1.view(nh, n_in))
+        seq[0].bias.copy_(b1)
+        seq[2].weight.copy_(w2.t())
+        seq[2].bias.copy_(b2)
+    return seq
+check_sequential(make_sequential)
+""", r"\n.*you reshaped \(or viewed\) w1, which keeps its memory order", ("reshaped",)),
+    ("check_tanh_fn", "tanh_ in forward: the input changed in place and returned", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return inp.tanh_()
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"raised RuntimeError: An input that has been returned as-is as output is being saved for "
+     r"backward\.\nforward changed inp in place; change no tensor in place: use "
+     r"torch.tanh\(inp\)$", ("inplace",)),
+    ("check_tanh_fn", "tanh_ in a forward(ctx, inp): x changed in place", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, inp):
+        ctx.save_for_backward(inp)
+        return torch.tanh_(inp)
+    @staticmethod
+    def backward(ctx, out_g):
+        (t,) = ctx.saved_tensors
+        return out_g * (1 - t**2)
+check_tanh_fn(TanhFn)
+""", r"^TanhFn.apply\(x\) changed x in place; it should only read it", ()),
+    ("check_tanh_fn", "the input returned as it is, and saved: not in place, no tanh", """
+class TanhFn(torch.autograd.Function):
+    @staticmethod
+    def forward(inp):
+        return inp
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(output)
+    @staticmethod
+    def backward(ctx, out_g):
+        (out,) = ctx.saved_tensors
+        return out_g * (1 - out**2)
+check_tanh_fn(TanhFn)
+""", r"raised RuntimeError: An input that has been returned as-is as output is being saved for "
+     r"backward\.$", ()),
 ]

@@ -303,7 +303,12 @@ def share(model, x, targ, k, i):
     loss = ((model.output_linear(h) - targ) ** 2).sum()
     return torch.autograd.grad(loss, W)[0]
 check_share(share)
-""", r"^your share\(model, x, targ, k=3, i=1\) is the share of use 3\nLargest difference", ()),
+""", r"^your share\(model, x, targ, k=3, i=1\) is the share of use 3\nYour result is what you "
+     r"get if you detached h, not W: use i's path to L is cut\.\n",
+     ("h_detached",)),
+    ("check_share", "h detached in the other uses, as one expression", SHARE.format(**{
+        **RIGHT, "pick": "W"}).replace("(h @", "((h if use == i else h.detach()) @"),
+     r"is the share of use 3\n.*you detached h, not W: use i's path to L is cut", ("h_detached",)),
     ("check_w3", "set_to_none taken to skip step 0 too", """
 def predict_w3(W0, g0, lr, momentum, set_to_none):
     if set_to_none:

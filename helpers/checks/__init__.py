@@ -296,7 +296,8 @@ def _agree(got: Any, want: Any, ref: Any = None) -> bool:
     if isinstance(want, (list, tuple)):
         return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
             _agree(a, b) for a, b in zip(got, want))
-    if all(isinstance(v, numbers.Real) and not _is_bool(v) for v in (got, want)):
+    if all(isinstance(v, numbers.Real) and type(v).__name__ not in ("bool", "bool_")
+           for v in (got, want)):   # a NumPy bool_ is no number here either
         return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
     return type(got) is type(want) and got == want
 
@@ -421,12 +422,12 @@ def _codes(answer: Any) -> list[types.CodeType]:
 
 
 def code_uses(answer: Any, *, attr: str | None = None, op: str | None = None) -> bool:
-    """Whether the answer's code (all it nests) uses attribute `attr` and/or instruction `op`
-    ("IS_OP"; "BINARY_OP:+=" with its argument)."""
+    """Whether the answer's code (all it nests) uses an attribute matching the regex `attr`
+    and/or instruction `op` ("IS_OP"; "BINARY_OP:+=" with its argument)."""
     ins = [i for c in _codes(answer) for i in dis.get_instructions(c)]
     name, _, arg = (op or "").partition(":")
-    return (attr is None or any(i.argval == attr and "ATTR" in i.opname or i.opname ==
-                                "LOAD_METHOD" and i.argval == attr for i in ins)) and (
+    return (attr is None or any(("ATTR" in i.opname or i.opname == "LOAD_METHOD") and
+                                re.fullmatch(attr, str(i.argval)) for i in ins)) and (
         op is None or any(i.opname == name and (not arg or i.argrepr == arg) for i in ins))
 
 
@@ -577,10 +578,6 @@ def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -
     if shape is not None and tuple(value.shape) != tuple(shape):
         raise CheckFailed(f"{what} has shape {tuple(value.shape)}, expected {tuple(shape)}")
     return value
-
-
-def _is_bool(value: Any) -> bool:
-    return isinstance(value, bool) or type(value).__name__ in ("bool_", "bool")
 
 
 def a_type(value: Any) -> str:

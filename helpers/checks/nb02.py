@@ -6,6 +6,7 @@ Exercise 1's `chain_ok` on by hand."""
 from __future__ import annotations
 
 import numbers
+import textwrap
 
 import torch
 
@@ -138,8 +139,8 @@ CHAIN = [
             gives=_says(lambda n, k, kind: k is None or n > 1)),
     Mistake("inverted", "you returned the opposite verdict, False for every whole chain",
             gives=_says(lambda n, k, kind: k is not None)),
-    Mistake("data_is", "you compared .data with `is`: .data makes a new tensor at every "
-            "access, so `a.data is b.data` is never True; compare the tensors themselves",
+    Mistake("data_is", "you compared .data with `is`: each .data is a new tensor, so "
+            "`a.data is b.data` is never True; use the tensors",
             gives=_says(lambda n, k, kind: False), **_DATA),
     Mistake("pairs", "you compared other pairs than a layer's .out and the next one's "
             ".args[0] (args is a tuple)", gives=_says(lambda n, k, kind: False), **_NOT_DATA),
@@ -217,8 +218,9 @@ def check_chain_ok(chain_ok) -> str:
     if not wrong:
         return f"chain_ok: all {len(_CHAINS)} chains judged right"
     named = matching(CHAIN, _CHAINS, got, chain_ok)
-    second = ("All nine verdicts fit this mistake: " + "; or ".join(m.says for m in named)
-              if named else f"It judged {len(wrong)} of the {len(_CHAINS)} chains wrong.")
+    second = textwrap.wrap("All nine verdicts fit this mistake: " + "; or ".join(
+        m.says for m in named) if named else f"It judged {len(wrong)} of the 9 chains wrong.", 79)
+    second = "\n".join(second) if len(second) < 3 else " ".join(second)   # 3 lines at most
     raise CheckFailed(f"chain_ok returned {wrong[0][0]} for {_describe_chain(*wrong[0][1])}"
                       f"\n{second}", *[m.key for m in named])
 

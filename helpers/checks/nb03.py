@@ -252,8 +252,8 @@ SEQUENTIAL = [
     Mistake("leaf_inplace", "a parameter requires grad, and autograd refuses in-place writes "
             "into it unless they run under torch.no_grad()",
             raises=(RuntimeError, "leaf Variable that requires grad")),
-    Mistake("reshaped", "you put w1 into the layer reshaped, not transposed: a reshape keeps "
-            "the order of the numbers, only a transpose swaps rows and columns",
+    Mistake("reshaped", "you reshaped (or viewed) w1, which keeps its memory order: the "
+            "transpose is w1.t()",
             gives=lambda c: _network(c, reshape=True)),
     Mistake("layout", "nn.Linear stores its weight as (out, in): nn.Linear(n_in, nh) holds "
             "w1.t(), and nn.Linear(nh, n_out) holds w2.t()",
@@ -411,6 +411,9 @@ TANH = [
             gives=lambda c: {"inp": c.u * c.t * (1 - c.t)}),
     Mistake("tanh_twice", "you took tanh of the saved output again: it is tanh(inp) already",
             gives=lambda c: {"inp": c.u * (1 - torch.tanh(c.t) ** 2)}),
+    Mistake("inplace", "forward changed inp in place; change no tensor in place: use "
+            "torch.tanh(inp)", raises=(RuntimeError, "returned as-is as output"),
+            seen=lambda a: code_uses(a, attr=r"[a-z]+_")),
     Mistake("saved_tuple", "ctx.save_for_backward takes tensors, not the tuple `inputs`: "
             "unpack it, (inp,) = inputs, or save the output",
             raises=(TypeError, "save_for_backward can only save")),

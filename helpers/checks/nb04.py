@@ -120,14 +120,14 @@ def _use(c, j):
     return {"share": c.shares[j - 1]}
 
 
-_GRAD = ("torch.autograd.grad(loss, W) returns the gradient without touching any .grad; "
-         "leave the model as it was")
 SHARE = [
     Mistake("whole", "you held no use fixed: hold the weight fixed (W.detach()) in every use "
             "except use i", gives=lambda c: {"share": sum(c.shares)}),
     Mistake("others", "you detached use i and kept the others; it is the other way round",
             gives=lambda c: _use(c, 0) if c.k == 1 else {
                 "share": sum(c.shares) - c.shares[c.i - 1]}),
+    Mistake("h_detached", "you detached h, not W: use i's path to L is cut", gives=lambda c: {
+        "share": c.shares[-1] + (c.shares[-2] if c.i == c.k > 1 else 0)}),
     Mistake("from_0", "you numbered the uses from 0 (range(k)); number them 1 to k, in the "
             "order of the forward pass", gives=lambda c: _use(c, c.i + 1)),
     Mistake("reversed", "you numbered the uses from the output end; number them 1 to k, in "
@@ -193,7 +193,8 @@ def _share_trial(share, c, changed: list):
         raise CheckFailed(f"{c.what} is a tensor of {got.dtype}; a gradient holds real numbers "
                           f"(a float dtype)")
     try:
-        expect_unchanged(before, c.what, grad=_GRAD)
+        expect_unchanged(before, c.what, grad="torch.autograd.grad(loss, W) returns the "
+                         "gradient without touching any .grad; leave the model as it was")
     except CheckFailed as e:   # said after the numbers, which tell more
         changed.append(e)
     low = got.dtype if torch.finfo(got.dtype).eps > torch.finfo(seen.low).eps else seen.low

@@ -289,9 +289,11 @@ RELU = [Mistake(key, says, gives=lambda c, f=flags: _relu_trial(
     ("mask_only", "you set inp.g to the mask alone, without out.g", dict(mask="only"))]]
 
 
-def _hand(ReluShared, seen: dict) -> dict:
-    """Two calls of one object on inputs with exact zeros, then two backwards: each call's
-    inp.g after each backward (zeros where none is set)."""
+def _relu_trial(ReluShared, c, seen: dict) -> dict:
+    """Case "hand": two calls of one object on inputs with exact zeros, then two backwards:
+    each call's inp.g after each backward (zeros where none is set); else `_relu_model`."""
+    if c != "hand":
+        return _relu_model(ReluShared, c, seen)
     x1, x2 = _X1.clone(), _X2.clone()
     layer = call_answer(ReluShared, what="ReluShared()",
                         hint="it is called with no argument: ReluShared()")
@@ -370,10 +372,6 @@ def _relu_model(ReluShared, c, seen: dict) -> dict:
     return _grads(x, params, f"backward at depth {depth}")
 
 
-def _relu_trial(ReluShared, c, seen: dict) -> dict:
-    return _hand(ReluShared, seen) if c == "hand" else _relu_model(ReluShared, c, seen)
-
-
 def _relu_what(c, got):
     if c != "hand":
         return (f"with one ReluShared object for every ReLU use, at depth {c[2]} (batch of "
@@ -401,9 +399,9 @@ def check_relu_shared(ReluShared) -> str:
                           "check_relu_shared(ReluShared), without ()")
     cases = ["hand"] + [(seed, p, d) for seed, p in zip((5, 11), PROBLEMS) for d in range(4)]
     seen: dict = {}
-    judge(cases, lambda c: _relu_trial(ReluShared, c, seen), lambda c: _hand(_ReluShared, {})
-          if c == "hand" else _reference(_dynamicnet(c[2]), *_problem(c[0], *c[1])), _relu_what,
-          RELU, ReluShared)
+    judge(cases, lambda c: _relu_trial(ReluShared, c, seen), lambda c: _relu_trial(
+        _ReluShared, c, {}) if c == "hand" else _reference(_dynamicnet(c[2]), *_problem(
+            c[0], *c[1])), _relu_what, RELU, ReluShared)
     return "one ReluShared object serves every use; gradients match autograd at depths 0-3"
 
 

@@ -127,8 +127,8 @@ _SIZES = Mistake("sizes", "The sizes change from case to case: take h's shape fr
 def _as_losses(result: Any, xs: torch.Tensor, k: int, what: str) -> torch.Tensor:
     chunks = len(xs.split(k))
     if not isinstance(result, (list, tuple)):
-        raise CheckFailed(f"{what} should return a list of the {chunks} chunks' losses, but it "
-                          f"returned {describe(result)}")
+        raise CheckFailed(f"{what} returned {describe(result)}\nIt should return the "
+                          f"{chunks} chunks' losses, a list of numbers (loss.item())")
     if len(result) != chunks:
         last = len(xs) - (chunks - 1) * k
         raise CheckFailed(
@@ -224,10 +224,6 @@ def _names(nodes, saved=lambda n: _saved_broken(n)[1]) -> list[str]:
     return sorted(n.name() for n in nodes for _ in range(saved(n) and 1))
 
 
-def _broken_right(c) -> list[str]:
-    return _names(_walk(c.loss))
-
-
 BROKEN = [
     Mistake("root", "your walk skipped the loss's own node, loss.grad_fn",
             gives=lambda c: _names(n for n in _walk(c.loss) if n is not c.loss.grad_fn)),
@@ -245,7 +241,7 @@ BROKEN = [
             gives=lambda c: _names(_walk(c.loss), lambda n: sum(_saved_broken(n)))),
     Mistake("by_name", "nodes are told apart by name(): two nodes can share one: list a name "
             "once per broken node, and remember nodes, not names, as seen",
-            gives=lambda c: Either([sorted(set(_broken_right(c)))] + [
+            gives=lambda c: Either([sorted(set(_names(_walk(c.loss))))] + [
                 _names(_walk(c.loss, by_name=True, take=t, at_push=p))
                 for t in (-1, 0) for p in (False, True)])),
     Mistake("inplace_saved", "reading a saved tensor that was changed raises this error: catch "
@@ -328,7 +324,7 @@ def _broken_trial(broken_nodes, c) -> list[str]:
                           f"node.name()), but it returned {describe(result)}")
     expect_unchanged(data, c.what)
     try:
-        after = _broken_right(c)
+        after = _names(_walk(c.loss))
     except RuntimeError:
         after = None
     if after != c.right:
@@ -340,7 +336,7 @@ def _broken_trial(broken_nodes, c) -> list[str]:
 def _graph_case(i: int, label: str):
     loss, inputs = _seeded(lambda g: _graph(i, g), 10 + i)
     c = SimpleNamespace(loss=loss, inputs=inputs, what=f"your broken_nodes(loss), for {label},")
-    c.right = _broken_right(c)
+    c.right = _names(_walk(c.loss))
     return c
 
 

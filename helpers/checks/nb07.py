@@ -159,13 +159,10 @@ def _has_node(out: torch.Tensor, name: str) -> bool:
     seen, stack = set(), [out.grad_fn]
     while stack:
         node = stack.pop()
-        if node is None or node in seen:
-            continue
-        seen.add(node)
-        if node.name() == name:
-            return True
-        stack.extend(f for f, _ in node.next_functions)
-    return False
+        if node is not None and node not in seen:
+            seen.add(node)
+            stack.extend(f for f, _ in node.next_functions)
+    return any(node.name() == name for node in seen)
 
 
 def _ckpt_trial(answer, c):
