@@ -39,8 +39,8 @@ torchrun itself starts each process afresh: seconds, where a fork takes a
 fraction of one. The script helpers/train_ddp.py is what a learner runs with it.
 
 The function must be importable by name (defined in a module, not in a
-notebook): `train` (from helpers/train_ddp.py) and `train_accumulating` below are
-the ones notebook 07 runs.
+notebook): `train` (from helpers/train_ddp.py), `train_accumulating` and
+`train_checkpointed` below are the ones notebook 07 runs.
 """
 
 from __future__ import annotations
@@ -62,11 +62,12 @@ import torch
 import torch.distributed as dist
 import torch.multiprocessing as torch_mp
 from torch.nn.parallel import DistributedDataParallel
+from torch.utils.checkpoint import checkpoint
 
 from helpers.train_ddp import DynamicNet, rows, train
 
-__all__ = ["DynamicNet", "WorkerError", "launch", "prepare", "report", "rows", "same_grads",
-           "train", "train_accumulating"]
+__all__ = ["CheckpointedNet", "DynamicNet", "WorkerError", "launch", "prepare", "report",
+           "rows", "same_grads", "train", "train_accumulating", "train_checkpointed"]
 
 _PRELOAD = ["torch", "torch._dynamo", "torch.distributed", "helpers.ddp"]
 _REPORTS: str | None = None    # in a rank that launch started: the file report() appends to
@@ -321,6 +322,7 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 # script helpers/train_ddp.py, which torchrun runs as it is.
 # The notebook prints `train`, `main` and `train_accumulating` as they are: keep them
 # short, as a learner would write them, and at most 79 characters wide.
+# `train_checkpointed` (07 section 3) is described there, not printed.
 
 
 def train_accumulating(rank, world_size, depth, micro_batches):
@@ -338,6 +340,43 @@ def train_accumulating(rank, world_size, depth, micro_batches):
     ((model(xs[-1], depth) - ys[-1]) ** 2).sum().backward()   # all-reduces
     dist.destroy_process_group()
     return seen, w.grad
+
+
+class CheckpointedNet(DynamicNet):
+    """DynamicNet(1000, 100, 10) with the uses of middle_linear checkpointed:
+    each use under a checkpoint of its own (`each_use`), or one around them all."""
+
+    def __init__(self, use_reentrant, each_use):
+        super().__init__(1000, 100, 10)
+        self.use_reentrant, self.each_use = use_reentrant, each_use
+
+    def forward(self, x, depth):
+        h = self.input_linear(x).clamp(min=0)
+        if self.each_use:
+            for _ in range(depth):
+                h = checkpoint(self.middle, h, 1, use_reentrant=self.use_reentrant)
+        else:
+            h = checkpoint(self.middle, h, depth, use_reentrant=self.use_reentrant)
+        return self.output_linear(h)
+
+    def middle(self, h, uses):
+        for _ in range(uses):
+            h = self.middle_linear(h).clamp(min=0)
+        return h
+
+
+def train_checkpointed(rank, world_size, use_reentrant, each_use, **ddp_options):
+    """`train`'s first backward, depth 2 on every rank, with the uses of
+    middle_linear checkpointed (`CheckpointedNet`): every .grad, as `train` returns
+    them (a list of one step's {name: .grad})."""
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    torch.manual_seed(0)                        # train's weights
+    model = DistributedDataParallel(CheckpointedNet(use_reentrant, each_use),
+                                    **ddp_options)
+    inp, targ = rows(rank)
+    ((model(inp, 2) - targ) ** 2).sum().backward()
+    dist.destroy_process_group()
+    return [{n: p.grad for n, p in model.module.named_parameters()}]
 
 
 def same_grads(grads: list[list[dict[str, torch.Tensor | None]]],

@@ -1,27 +1,30 @@
-r"""The PyTorch tutorial's DynamicNet trained under DistributedDataParallel: a script.
+r"""The PyTorch tutorial's DynamicNet trained under DistributedDataParallel.
 
-torchrun starts it once a rank, each process with RANK, WORLD_SIZE, LOCAL_RANK,
-MASTER_ADDR and MASTER_PORT in its environment. On one machine, two CPU processes,
-from the course's folder:
+torchrun starts this script once a rank, each process with RANK, WORLD_SIZE,
+LOCAL_RANK, MASTER_ADDR and MASTER_PORT in its environment. On one machine,
+two CPU processes, from the course's folder:
 
     torchrun --standalone --nproc-per-node=2 helpers/train_ddp.py
 
-Each rank first warns that find_unused_parameters=True found no unused parameter:
-at step 0 every rank uses every layer, and DDP warns the first time it finds none
-(a false alarm here, as the warning itself allows).
+Two warnings come first. torchrun says it sets OMP_NUM_THREADS to 1 in each
+process (unless you set it yourself). Then each rank warns that
+find_unused_parameters=True found no unused parameter: at step 0 every rank
+uses every layer, and DDP warns the first time it finds none (a false alarm
+here, as the warning itself allows).
 
-On N machines, run on each, with I its number (0 to N-1) and HOST:PORT a free port
-of machine 0:
+On N machines, run on each, with I its number (0 to N-1) and HOST:PORT a free
+port of machine 0:
 
     torchrun --nnodes=N --node-rank=I --rdzv-endpoint=HOST:PORT \
         --nproc-per-node=2 helpers/train_ddp.py
 
 `main` gives each of the WORLD_SIZE (here 2N) ranks its depths.
 
-On GPUs: init_process_group("nccl"); with local_rank = int(os.environ["LOCAL_RANK"])
-(the rank's GPU on its own machine; RANK counts over all machines), call
-torch.cuda.set_device(local_rank), put the model and the data on that device, and
-wrap the model as DistributedDataParallel(model, device_ids=[local_rank]).
+On GPUs: init_process_group("nccl"); with local_rank =
+int(os.environ["LOCAL_RANK"]) (the rank's GPU on its own machine; RANK counts
+over all machines), call torch.cuda.set_device(local_rank), put the model and
+the data on that device, and wrap the model as
+DistributedDataParallel(model, device_ids=[local_rank]).
 
 Notebook 07 runs `train` in processes forked from its kernel instead
 (helpers.ddp.launch), and shows `train` and `main`.
@@ -36,7 +39,7 @@ from torch.nn.parallel import DistributedDataParallel
 
 
 class DynamicNet(torch.nn.Module):
-    """The tutorial's model, as in notebook 04 (`forward` may be given a depth)."""
+    """The tutorial's model, as in notebook 04 (`forward` may get a depth)."""
 
     # recap of 04 §1
     def __init__(self, D_in, H, D_out):
@@ -55,8 +58,8 @@ class DynamicNet(torch.nn.Module):
 
 
 def rows(rank):
-    """Rank `rank`'s 32 random rows of the tutorial's shape: inputs (32, 1000), targets
-    (32, 10); the tutorial's 64 rows on two ranks."""
+    """Rank `rank`'s 32 random rows of the tutorial's shape: inputs
+    (32, 1000), targets (32, 10); the tutorial's 64 rows on two ranks."""
     g = torch.Generator().manual_seed(1000 + rank)
     return torch.randn(32, 1000, generator=g), torch.randn(32, 10, generator=g)
 
@@ -87,8 +90,10 @@ def main():                           # what torchrun runs, once a rank
     grads = train(rank, world_size, depths, find_unused_parameters=True)
     for step, g in enumerate(grads):
         g = g["middle_linear.weight"]
-        print(f"rank {rank}, step {step}: middle_linear.weight.grad",
-              "None" if g is None else f"sums to {g.sum():.1f}")
+        what = "None" if g is None else f"sums to {g.sum():.1f}"
+        # the line in one write ("\n" in it, end=""): no other rank's splits it
+        print(f"rank {rank}, step {step}: middle_linear.weight.grad {what}\n",
+              end="", flush=True)
 
 
 if __name__ == "__main__":

@@ -117,41 +117,6 @@ def no_sync_around(rank, world_size, forward_inside):
     return grad
 
 
-def checkpointed_under_ddp(rank, world_size, use_reentrant, **ddp_options):
-    """One backward of DynamicNet under DDP (find_unused_parameters=True unless told
-    otherwise), the uses of middle_linear under checkpoint (depth 2, drawn outside):
-    middle_linear.weight.grad."""
-    import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
-    from torch.utils.checkpoint import checkpoint
-
-    class Checkpointed(ddp.DynamicNet):
-        def forward(self, x, depth):
-            def middle(h):
-                for _ in range(depth):
-                    h = self.middle_linear(h).clamp(min=0)
-                return h
-
-            h = checkpoint(middle, self.input_linear(x).clamp(min=0),
-                           use_reentrant=use_reentrant)
-            return self.output_linear(h)
-
-    dist.init_process_group("gloo")
-    torch.manual_seed(0)
-    model = DistributedDataParallel(Checkpointed(1000, 100, 10),
-                                    **(ddp_options or {"find_unused_parameters": True}))
-    inp, targ = ddp.rows(rank)
-    grads = []
-    for _ in range(2):                                   # two steps, no update
-        model.zero_grad()
-        ((model(inp, 2) - targ) ** 2).sum().backward()
-        grads.append(model.module.middle_linear.weight.grad)
-    grad = grads[-1]
-    assert torch.equal(grads[0], grads[1])
-    dist.destroy_process_group()
-    return grad
-
-
 def bucket_events(rank, world_size):
     """What one backward of ddp.train's model under DDP runs to fill a bucket and to
     all-reduce it, in order (torch's profiler): the names of those events."""
@@ -377,22 +342,30 @@ def test_same_grads_compares_every_rank_and_step_none_alike():
         ddp.same_grads([steps(2.0)[:1]], alone)
 
 
-def test_reentrant_checkpoint_and_find_unused_parameters():
-    """Checkpointing under DDP (no longer in notebook 07): the reentrant checkpoint ran
-    middle_linear under no_grad, so find_unused_parameters's search marks it unused, and
-    its hook fires in backward all the same: refused. The non-reentrant kind gives every
-    rank the mean, and so does the reentrant kind under static_graph=True (its docstring
-    lists reentrant backwards and checkpointing with unused parameters as supported)."""
-    with pytest.raises(ddp.WorkerError, match="Expected to mark a variable ready only once"):
-        ddp.launch(checkpointed_under_ddp, use_reentrant=True).results()
+def test_reentrant_checkpoints_under_ddp():
+    """Notebook 07 section 3, every case of ddp.train_checkpointed: DDP without
+    static_graph expects each AccumulateGrad to run once per backward. A reentrant
+    checkpoint around each use runs it once a use: refused, with or without
+    find_unused_parameters. One reentrant checkpoint around all the uses runs it once,
+    which plain DDP accepts, but find_unused_parameters's walk finds no use inside
+    (middle_linear ran under no_grad), marks the layer unused, then sees its hook fire:
+    refused. static_graph=True (which counts the hook's firings) accepts every case,
+    and so does the non-reentrant kind; each gives the gradients of plain DDP."""
     plain = ddp.launch(ddp.train, depths=[[2], [2]], find_unused_parameters=True).results()
-    for options in ({}, {"static_graph": True}):
-        for use_reentrant in (False, True) if options else (False,):
-            grads = ddp.launch(checkpointed_under_ddp, use_reentrant=use_reentrant,
-                               **options).results()
-            for rank in range(2):
-                torch.testing.assert_close(grads[rank],
-                                           plain[rank][0]["middle_linear.weight"])
+    refused = {(True, "plain"), (True, "find_unused_parameters"),
+               (False, "find_unused_parameters")}             # (each_use, option)
+    for each_use in (True, False):
+        for reentrant in (True, False):
+            for option in ("plain", "find_unused_parameters", "static_graph"):
+                options = {} if option == "plain" else {option: True}
+                job = ddp.launch(ddp.train_checkpointed, use_reentrant=reentrant,
+                                 each_use=each_use, **options)
+                if reentrant and (each_use, option) in refused:
+                    with pytest.raises(ddp.WorkerError,
+                                       match="Expected to mark a variable ready only once"):
+                        job.results()
+                else:
+                    ddp.same_grads(job.results(), [plain[0][0]])
 
 
 def test_ddp_divides_each_gradient_as_it_copies_it_then_the_all_reduce_sums():

@@ -48,16 +48,19 @@ def runs_main(rank, world_size):
 def test_torchrun_runs_the_script_the_notebook_shows():
     """Notebook 07 §2 shows the torchrun command line that runs helpers/train_ddp.py, and
     what it prints: run exactly that, in fresh processes, and compare what the ranks print
-    with the notebook's text block and with `main` run by ddp.launch."""
+    (each line whole) with the notebook's text block, digits included (699.2, 295.9), and
+    with `main` run by ddp.launch."""
     prose = " ".join("".join(c["source"]) for c in json.loads(NOTEBOOK.read_text())["cells"]
                      if c["cell_type"] == "markdown")
     shown = TORCHRUN.findall(prose)
     assert shown, "notebook 07 no longer shows the torchrun command line"
     assert " ".join(shown[0].split()) in " ".join(train_ddp.__doc__.split())
     command = [str(pathlib.Path(sys.executable).with_name("torchrun")), *shown[0].split()[1:]]
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    # as a learner's shell runs it: OMP_NUM_THREADS unset (torchrun says it sets it), and
+    # unbuffered output, where a print of several parts would make several writes
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180,
-                         env={**env, "OMP_NUM_THREADS": "1"})   # each rank's lines at once
+                         env={**env, "PYTHONUNBUFFERED": "1"})
     assert run.returncode == 0, run.stderr[-2000:]
     want = "".join(ddp.launch(runs_main, timeout=120).results())
     # (torch 2.9's gloo also prints "[Gloo] Rank 0 is connected to ..." on stdout)
@@ -68,6 +71,7 @@ def test_torchrun_runs_the_script_the_notebook_shows():
     assert sorted(block.group(1).splitlines()) == sorted(printed)
     assert len(want.splitlines()) == 6 and want.count("None") == 2       # step 2, no rank
     assert "did not find any unused parameters" in run.stderr            # the docstring's
+    assert "Setting OMP_NUM_THREADS environment variable" in run.stderr  # and torchrun's
 
 
 def test_main_gives_every_rank_its_depths_whatever_the_world_size():

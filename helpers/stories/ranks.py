@@ -31,9 +31,10 @@ did:
   where they really wait, not where its exit would stop them.
 
 A gradient is recorded as one number, the sum of its entries (linear, so the
-all-reduce's mean of two parts is the mean of their sums), and drawn in whole
-units (two decimals under 10): digits that every CPU reproduces. Events are
-ordered within a rank as the rank recorded them; across ranks only at the
+all-reduce's mean of two parts is the mean of their sums), and drawn with one
+decimal, so that the all-reduce's arithmetic shows, in digits that every CPU
+setting and torch release tried reproduces (tests/test_story_ranks.py). Events
+are ordered within a rank as the rank recorded them; across ranks only at the
 all-reduce, where they meet. No clock is read. `rank_story` draws the records,
 one frame a stage of the step: the forwards, each rank's backward, the
 all-reduce and `.grad`, or the refusal.
@@ -172,12 +173,10 @@ MODULES = ("input_linear", "middle_linear", "output_linear")
 
 
 def _fmt(v: float | None) -> str:
-    """A sum as digits every CPU reproduces: whole units from 10 on, else 2 decimals."""
+    """A sum as digits every CPU reproduces here: one decimal (an exact zero: 0)."""
     if v is None:
         return "None"
-    if v == 0:
-        return "0"
-    return f"{round(v)}" if abs(v) >= 10 else f"{v:.2f}"
+    return "0" if v == 0 else f"{v:.1f}"
 
 
 @dataclass
