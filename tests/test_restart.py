@@ -101,8 +101,12 @@ def verdict(kernel: Kernel, solution: str, where: str) -> None:
     assert not heavy, f"{where}: the verdict imported {heavy[:3]}: let the check cell do it"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
-def test_run_all_with_the_solutions_and_each_exercise_after_a_restart(path):
+# Half the notebooks here, half in test_restart_b.py: two files, so that the two test
+# workers (pytest-xdist, --dist loadfile) each start half the kernels.
+HALF = NOTEBOOKS[0::2]
+
+
+def check_run_all_and_restart(path):
     cells = run_all(path)
     kernel = Kernel()
     try:
@@ -123,3 +127,8 @@ def test_run_all_with_the_solutions_and_each_exercise_after_a_restart(path):
                 verdict(kernel, cells[n + 1][1], f"{path.name}, after a restart")
     finally:
         kernel.close()
+
+
+@pytest.mark.parametrize("path", HALF, ids=lambda p: p.name[:2])
+def test_run_all_with_the_solutions_and_each_exercise_after_a_restart(path):
+    check_run_all_and_restart(path)
