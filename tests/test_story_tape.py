@@ -1,51 +1,14 @@
 """helpers.stories.tape: a tape's pops and sends recorded, drawn beside autograd's order."""
 
 import re
-from collections import namedtuple
 
 import pytest
 import torch
 
+# Notebook 05's Tape and ops, as the exercise checks recap them (`# recap of 05 §2`).
+from helpers.checks.nb05 import Tape, add, relu
 from helpers.graph import node_order
 from helpers.stories.tape import TapeRun, tape_story, watch_tape
-
-# A copy of notebook 05's Tape and two of its ops (the lesson keeps the originals).
-Record = namedtuple("Record", "op out inputs backward")
-
-
-class Tape:
-    def __init__(self):
-        self.records = []
-
-    def record(self, op, out, inputs, backward):
-        self.records.append(Record(op, out, inputs, backward))
-        return out
-
-    def send(self, t, g):
-        t.g += g
-
-    def start(self, loss):
-        for rec in self.records:
-            for t in (rec.out, *rec.inputs):
-                t.g = torch.zeros_like(t)
-        loss.g = torch.ones_like(loss)
-
-    def backward(self, loss):
-        self.start(loss)
-        with torch.no_grad():
-            while self.records:
-                rec = self.records.pop()
-                for t, g in zip(rec.inputs, rec.backward(rec.out.g)):
-                    self.send(t, g)
-
-
-def add(tape, x, y):
-    return tape.record("add", x + y, (x, y), lambda g: (g, g))
-
-
-def relu(tape, x):
-    return tape.record("relu", x.clamp_min(0.), (x,),
-                       lambda g: (torch.where(x > 0, g, 0),))
 
 
 def _two_branches():
