@@ -5,9 +5,9 @@
   and none raises but those tagged `raises-exception` (JupyterLab's Run All runs on past
   them). The lesson cells in between are nbval's: it runs every one of them in order and
   fails on any that raises untagged, and pasting the solutions changes none of them.
-- Each verdict takes under a second and imports none of what torch imports lazily (sympy,
-  torch.fx, torch._dynamo): the check cell's import pays for them, so the first verdict
-  after a restart is as quick as the others.
+- Each verdict takes under a second and imports none of what torch imports lazily and
+  slowly (sympy, torch's symbolic shapes, torch._dynamo): the check cell's import pays
+  for them, so the first verdict after a restart is as quick as the others.
 - After a restart (`%reset -f`, the checks' modules imported anew), each exercise's check
   cell alone, then its solution, prints the solution's ✓.
 
@@ -26,7 +26,10 @@ from test_exercises import CHECK_CELL, NOTEBOOKS, SOLUTION
 pytestmark = pytest.mark.skipif(os.environ.get("ATEN_CPU_CAPABILITY") is not None,
                                 reason="once is enough")
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-HEAVY = re.compile(r"^(sympy|mpmath|torch\._dynamo|torch\.fx|torch\._inductor)(\.|$)")
+# What torch imports lazily and slowly (seconds, not the few small modules a release may
+# load on first use: torch 2.15 loads torch.fx.experimental._constant_symnode, 0.1 ms).
+HEAVY = re.compile(r"^(sympy|mpmath|torch\._dynamo|torch\._inductor|"
+                   r"torch\.fx\.experimental\.symbolic_shapes)(\.|$)")
 VERDICT_SECONDS = 1.0
 TIMED = """import sys as _sys, time as _time
 _before, _t0 = set(_sys.modules), _time.perf_counter()
