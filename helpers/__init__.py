@@ -5,9 +5,7 @@ One concern a module:
 - `helpers.data`      synthetic regression data and the course's starting weights
 - `helpers.compare`   gradient comparison tables that can be asserted
 - `helpers.numerical` reference gradients: finite differences (float64) and autograd
-- `helpers.graph`     the autograd graph of a loss, as plain data, and the order
-                      in which backward runs its nodes
-- `helpers.plots`     figures: autograd graphs, log-log axes
+- `helpers.graph`     the order in which backward runs a graph's nodes
 - `helpers.errors`    short, path-free tracebacks (`%load_ext helpers.errors`) and
                       one-line proofs: `expect_error`, `expect_warning`
 - `helpers.stepper`   a step-through: frames (SVG) and captions a learner pages
@@ -21,19 +19,14 @@ One concern a module:
 from helpers.compare import compare, grads_of
 from helpers.data import make_weights, seed_everything, synthetic_regression
 from helpers.errors import expect_error, expect_warning
-from helpers.graph import autograd_graph
 from helpers.numerical import autograd_grads, numerical_grads
-from helpers.plots import draw_graphs, log_log_axes
 
 __all__ = [
     "autograd_grads",
-    "autograd_graph",
     "compare",
-    "draw_graphs",
     "expect_error",
     "expect_warning",
     "grads_of",
-    "log_log_axes",
     "make_weights",
     "numerical_grads",
     "seed_everything",

@@ -15,7 +15,7 @@ strict nbval compares them like any other output. Nothing is fetched: each
 frame is an SVG image inside the output (a ``data:`` URI, drawn on a white card
 in any theme), and the script is a few lines inline. JupyterLab shows an
 untrusted notebook's outputs without scripts: there the first frame shows, with
-"Run this cell to step through all N steps" (running it makes the output
+"Run this cell to step through all N frames" (running it makes the output
 trusted).
 
 Its root element carries ``data-stepper="N"`` (N frames), each frame
@@ -263,7 +263,7 @@ class Stepper:
             f'aria-label="{html.escape(self.title)}: step through with the arrow keys">'
             f"{_STYLE}<p><b>{html.escape(self.title)}</b></p>"
             f'<div class="g2g-frames">{figures}</div>'
-            f'<p class="g2g-note"><i>Run this cell to step through all {n} steps.</i></p>'
+            f'<p class="g2g-note"><i>Run this cell to step through all {n} frames.</i></p>'
             f"{_SCRIPT}</div>"
         )
 

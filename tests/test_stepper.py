@@ -33,7 +33,7 @@ def test_html_has_one_root_with_the_frame_count_and_every_caption():
     assert 'data-step="prev"' in page and 'data-step="next"' in page   # built by the script
     assert len(_svgs(page)) == 3 and all(svg.startswith("<svg xmlns") for svg in _svgs(page))
     # without the script: the first frame only, and what to do
-    assert page.count("display:none") == 2 and "Run this cell to step through all 3" in page
+    assert page.count("display:none") == 2 and "Run this cell to step through all 3 frames" in page
 
 
 def test_same_frames_same_bytes_and_nothing_fetched():
