@@ -102,7 +102,7 @@ def test_story_has_a_frame_per_event_and_names_what_happened():
     caps = story.captions
     assert caps[0] == "Forward pass. The batch x goes in: one tensor object."
     assert caps[1] == ("lin(x) makes a new T1 as out: reading out.g in __call__ would raise "
-                       "AttributeError (it printed 'out.g dne yet')")   # what it printed
+                       "AttributeError (printed, hidden: 'out.g dne yet')")   # what it printed
     assert caps[2] == "mse(T1, y) stores T1 as inp: lin.out and mse.inp name one object. " \
                       "Its out: a new T2"
     assert caps[3] == ("Backward pass. mse.backward() sets inp.g: .g on T1, the object lin "
@@ -123,7 +123,7 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
             for c in caps[1:]] == [
         "lin1", "relu", "lin2", "mse", "mse", "lin2", "relu", "lin1"]
     assert caps[3] == ("lin2(T2) makes a new T3 as out: reading out.g in __call__ would raise "
-                       "AttributeError (it printed 'out.g dne yet')")
+                       "AttributeError (printed, hidden: 'out.g dne yet')")
     assert caps[5] == ("Backward pass. mse.backward() sets inp.g: .g on T3, the object lin2 "
                        "keeps as out")
     assert caps[6].endswith("It sets .g on inp (T2), w (w2), b (b2)")    # in forward order
@@ -137,7 +137,7 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     no_g = [svg.count(">no .g<") for svg, _ in story.frames]
     assert no_g == [1, 2, 3, 4, 5, 4, 3, 2, 1]
     assert "left from an earlier pass" not in "".join(svg for svg, _ in story.frames)
-    assert "forward before" not in "".join(svg for svg, _ in story.frames)  # no old out
+    assert "previous forward" not in "".join(svg for svg, _ in story.frames)  # no old out
     # The red dashed arrow (the out.g a backward reads) has its legend line, where drawn.
     arrows = ["red dashed" in svg for svg, _ in story.frames]
     legend = ["red dashed arrow: the out.g this backward reads" in svg for svg, _ in story.frames]
@@ -185,7 +185,7 @@ def test_the_old_out_of_the_asked_call_is_drawn_from_that_call_on_without_an_arr
     shown = [">out1 (4, 1)<" in svg for svg, _ in story.frames]
     assert shown == [False] * 3 + [True] * 6                     # from lin2's call on
     for svg, _ in story.frames[3:]:
-        assert "lin2.out of the forward before:" in svg and "no layer names it now" in svg
+        assert "lin2.out of the previous forward:" in svg and "no layer names it now" in svg
         box = re.search(r'<rect class="box ([^"]*)" x="236" y="([\d.]+)"[^>]*/><text[^>]*>'
                         r'out1 \(4, 1\)</text><text[^>]*>old \.g<', svg)
         assert box and "grey dashed" in box[1]                   # its .g, from an earlier pass
@@ -202,7 +202,7 @@ def test_an_old_out_that_no_backward_reached_never_got_a_g():
     assert isinstance(old, torch.Tensor) and not hasattr(old, "g")
     for svg, _ in layer_story(events, names=t).frames[3:]:
         assert re.search(r">old lin2\.out \(4, 1\)</text><text[^>]*>never got a \.g<", svg)
-        assert "lin2.out of the forward before:" in svg
+        assert "lin2.out of the previous forward:" in svg
     assert ">never got a .g<" not in layer_story(_lesson(t), names=t).frames[-1][0]
 
 

@@ -22,10 +22,10 @@ Three things a learner asks about are drawn from the record as well:
 - the **AttributeError**: the call whose ``out`` the first backward writes on
   (the question's last ``Lin``, whose ``out`` the loss stores) is marked with
   the error that reading ``out.g`` would get there, because no backward has set
-  it; the caption quotes the last line that call printed (the question's guard:
-  "out.g dne yet");
+  it; the caption quotes the last line that call printed, hidden while recorded
+  (the question's guard: "out.g dne yet");
 - the **old out** of that call: the tensor its layer held as ``out`` before
-  the call, from the forward pass before (recorded as `Event.before`), drawn
+  the call, from the previous forward pass (recorded as `Event.before`), drawn
   from that frame on in a row of its own, with the ``.g`` it had ("never got a
   .g" if none), and no arrow (no layer names it any more);
 - a ``.g`` **left from an earlier pass** (long-lived tensors keep theirs: the
@@ -298,7 +298,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 else:                      # going down: below the layer, left of the line
                     base = y + _BH / 2 + 13
                     top = base - 10                     # where the letters start
-                    pic.text(x0 + (top - y) * (x1 - x0) / (ty - y) - 5, base, attr, cls=cls,
+                    pic.text(x0 + (top - y) * (x1 - x0) / (ty - y) - 9, base, attr, cls=cls,
                              anchor="end")
         for t in order:
             k = id(t)
@@ -316,7 +316,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 pic.text(_TX + _TW, tensor_y[k] + _BH + 14, "reading out.g: AttributeError",
                          cls="red bold", anchor="end")
             if t is old:                                   # no arrow: say whose it was
-                for i, line in enumerate((f"{lname[id(asked.layer)]}.out of the forward before:",
+                for i, line in enumerate((f"{lname[id(asked.layer)]}.out of the previous forward:",
                                           "no layer names it now")):
                     pic.text(_TX - 8, y + 17 + 16 * i, line, cls="grey", anchor="end")
         legend = (["dashed box: a .g left from an earlier pass"] if "old" in g.values()
@@ -362,7 +362,7 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 said = [line for line in e.printed.splitlines() if line.strip()]
                 caption = _fit(f"{name}({shown}) makes a new {o} as out: reading out.g in "
                                "__call__ would raise AttributeError",
-                               f" (it printed {said[-1].strip()!r})" if said
+                               f" (printed, hidden: {said[-1].strip()!r})" if said
                                else ", as nothing set it yet")
             elif others:
                 caption = (f"{name}({shown}) stores {i} as inp: {lname[id(others[0][0])]}.out "
