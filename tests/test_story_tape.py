@@ -76,9 +76,14 @@ def test_autograd_nodes_under_their_record_and_readable_on_a_phone():
     assert all('viewBox="0 0 360 ' in svg for svg, _ in story.frames)
     assert not any(re.search(r'class="[^"]*small', svg) for svg, _ in story.frames)
     for look, text in (("blue", "on the tape"), ("grey faint", "popped"),
-                       ("orange", "this step"), ("grey", "leaf")):   # the colour key
+                       ("grey", "leaf"), ("orange hot", "this step&#x27;s record"),
+                       ("orange", "got a share")):        # the colour key
         assert all(f'class="box {look}"' in svg and f">{text}<" in svg
                    for svg, _ in story.frames)
+    # forward: only the rows made now are orange; a leaf read stays grey
+    rows = re.findall(r'<rect class="box ([^"]*)"[^>]*/>(?:<text[^>]*>[^<]*</text>)?'
+                      r'<text[^>]*>(#\d|a|b)</text>', story.frames[0][0])
+    assert rows == [("grey", "a"), ("orange hot", "#0")]
 
 
 def test_autograd_waits_for_a_leafs_last_use():

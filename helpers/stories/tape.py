@@ -265,7 +265,7 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                 if id(t) in by_id and not t.requires_grad]
 
     # A frame 360 units wide, text at 13: a colour key, the table, autograd's nodes under it.
-    width, y_head, row_h, line_h = 360, 42, 19, 17
+    width, y_head, row_h, line_h = 360, 60, 19, 17
     top = y_head + 6
     xn, xm, xv, xg, xgr = 6, 54, 232, 290, 352
     panel = top + len(rows) * row_h + 8
@@ -278,17 +278,18 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
     n_lines = max([len(new) + len(no_node(i)) + bool(summed(new)) for i, _, new in steps]
                   + [2])
     height = panel + 18 + n_lines * line_h + 10
-    key = [("blue", "on the tape"), ("grey faint", "popped"), ("orange", "this step"),
-           ("grey", "leaf")]
+    key = [[("blue", "on the tape"), ("grey faint", "popped"), ("grey", "leaf")],
+           [("orange hot", "this step's record"), ("orange", "got a share")]]
 
     def draw(n_rows: int, g: dict[int, str], hot_rows: dict[int, str], hot_g: set[int],
              popped: set[int], grads: dict[int, str], lines=None) -> Canvas:
         pic = Canvas(width, height)
-        x = xn
-        for look, text in key:                   # the colour key, one line
-            pic.box(x, 4, 14, 13, cls=look)
-            pic.text(x + 18, 15, text)
-            x += 18 + 6.4 * len(text) + 18
+        for k, line in enumerate(key):           # the colour key, two lines
+            x = xn
+            for look, text in line:
+                pic.box(x, 4 + 18 * k, 14, 13, cls=look)
+                pic.text(x + 18, 15 + 18 * k, text)
+                x += 18 + 6.4 * len(text) + 18
         pic.text(xn, y_head - 5, "tensor", cls="bold")
         pic.text(xm, y_head - 5, "made by", cls="bold")
         pic.text(xv, y_head - 5, "value", cls="bold", anchor="end")
@@ -356,9 +357,9 @@ def tape_story(run: TapeRun, ran: list, names: Mapping[str, torch.Tensor], *,
                         said.append(f"{nm} used twice here" if k == 2 and not before else
                                     f"{nm} used {before + k} times so far")
             made_here.append(f"#{i} = {rows[row_of[id(rec.out)]][2]} = {_num(rec.out)}")
-        hot = {row_of[id(t)]: "orange" for i in group for t in records[i].inputs}
         last = row_of[id(records[group[-1]].out)]
-        hot |= {r: "orange hot" for r in range(first_row[group[0]], last + 1)}  # new rows
+        hot = {r: "orange hot" for r in range(first_row[group[0]], last + 1)
+               if rows[r][3] is not None}        # the records made now; a leaf stays grey
         caption = f"Forward, on the tape: {', '.join(made_here)}"
         said += [f"{nms[0]}'s {n} use" if len(nms) == 1 else
                  f"{n} use of {', '.join(nms[:-1])} and {nms[-1]}" for n, nms in nth.items()]
