@@ -67,7 +67,8 @@ def test_story_has_a_frame_per_event_and_says_what_happened():
     caps = story.captions
     assert caps[0] == ("Forward: 3 calls of middle make 3 AddmmBackward0 nodes; their "
                        "TBackward0 nodes lead to one AccumulateGrad node")
-    assert caps[1].startswith("Backward: use 3's share arrives first")
+    assert caps[1] == ("Backward: use 3's share arrives first; the AccumulateGrad node keeps "
+                       "it in its input buffer until the node runs")     # says what it is
     assert caps[3].startswith("Use 1's share arrives last")
     assert "runs once" in caps[4] and "(None until now)" in caps[4]
     step = record.steps[0]                      # a move on its own axis, and the caption says so

@@ -363,8 +363,8 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
     frames = [(draw(0, "forward"), made)]
     for j, use in enumerate(order):
         if j == 0:
-            cap = (f"Backward: use {use}'s share arrives first; the {node} node's input "
-                   "buffer holds it")
+            cap = (f"Backward: use {use}'s share arrives first; the {node} node keeps it "
+                   "in its input buffer until the node runs")
         elif j < k - 1:
             cap = f"Use {use}'s share arrives; the input buffer adds it to what it holds"
         else:
