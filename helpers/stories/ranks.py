@@ -294,9 +294,11 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
                     cx = M + r * (LANE + GAP) + LANE / 2
                     pic.line(cx, band_y - 9, cx, band_y, cls=band[1].split()[0])
         pic.text(M, height - 32, "\u03a3: the sum of a part's entries", cls="small grey")
-        pic.text(M, height - 18, "blue: the rank's own .grad \u00b7 orange: zeros from DDP",
-                 cls="small grey")
-        pic.text(M, height - 4, "green: the mean over the ranks", cls="small grey")
+        for x, y, look, meaning in ((M, 18, "blue", "the rank's own .grad"),
+                                    (M + LANE + GAP, 18, "orange", "zeros from DDP"),
+                                    (M, 4, "green", "the mean over the ranks")):
+            pic.box(x + 1, height - y - 9, 10, 10, cls=look)       # the colour's swatch
+            pic.text(x + 15, height - y, meaning, cls="small grey")
         frames.append((pic, caption))
 
     skipped = [m for m in MODULES if any(rk.uses[m] == 0 for rk in ranks)]
