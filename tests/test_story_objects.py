@@ -102,7 +102,7 @@ def test_story_has_a_frame_per_event_and_names_what_happened():
     caps = story.captions
     assert caps[0] == "Forward pass. The batch x goes in: one tensor object."
     assert caps[1] == ("lin(x) makes a new T1 as out: reading out.g here would raise "
-                       "AttributeError (the print, hidden, says 'out.g dne yet')")   # what it printed
+                       "AttributeError (the print, hidden, says 'out.g dne yet')")  # its print
     assert caps[2] == "mse(T1, y) stores T1 as inp: lin.out and mse.inp name one object. " \
                       "Its out: a new T2"
     assert caps[3] == ("Backward pass. mse.backward() sets inp.g: .g on T1, the object lin "
