@@ -101,8 +101,8 @@ def test_story_has_a_frame_per_event_and_names_what_happened():
     assert len(story) == 1 + len(events) and story.title == "Lin \u2192 Mse: forward, then backward"
     caps = story.captions
     assert caps[0] == "Forward pass. The batch x goes in: one tensor object."
-    assert caps[1] == ("lin(x) makes a new T1 as out: reading out.g in __call__ would raise "
-                       "AttributeError (printed, hidden: 'out.g dne yet')")   # what it printed
+    assert caps[1] == ("lin(x) makes a new T1 as out: reading out.g here would raise "
+                       "AttributeError (the print, hidden, says 'out.g dne yet')")  # its print
     assert caps[2] == "mse(T1, y) stores T1 as inp: lin.out and mse.inp name one object. " \
                       "Its out: a new T2"
     assert caps[3] == ("Backward pass. mse.backward() sets inp.g: .g on T1, the object lin "
@@ -122,8 +122,8 @@ def test_the_lesson_chain_boxes_in_forward_order_then_g_where_the_next_backward_
     assert [c.removeprefix("Backward pass. ").split("(")[0].split(".")[0]
             for c in caps[1:]] == [
         "lin1", "relu", "lin2", "mse", "mse", "lin2", "relu", "lin1"]
-    assert caps[3] == ("lin2(T2) makes a new T3 as out: reading out.g in __call__ would raise "
-                       "AttributeError (printed, hidden: 'out.g dne yet')")
+    assert caps[3] == ("lin2(T2) makes a new T3 as out: reading out.g here would raise "
+                       "AttributeError (the print, hidden, says 'out.g dne yet')")
     assert caps[5] == ("Backward pass. mse.backward() sets inp.g: .g on T3, the object lin2 "
                        "keeps as out")
     assert caps[6].endswith("It sets .g on inp (T2), w (w2), b (b2)")    # in forward order

@@ -360,9 +360,9 @@ def layer_story(events: list[Event], names: Mapping[str, torch.Tensor] | None = 
                 hot[f"a:{id(layer)}:{a}"] = "blue hot"
             if e is asked:
                 said = [line for line in e.printed.splitlines() if line.strip()]
-                caption = _fit(f"{name}({shown}) makes a new {o} as out: reading out.g in "
-                               "__call__ would raise AttributeError",
-                               f" (printed, hidden: {said[-1].strip()!r})" if said
+                caption = _fit(f"{name}({shown}) makes a new {o} as out: reading out.g "
+                               "here would raise AttributeError",
+                               f" (the print, hidden, says {said[-1].strip()!r})" if said
                                else ", as nothing set it yet")
             elif others:
                 caption = (f"{name}({shown}) stores {i} as inp: {lname[id(others[0][0])]}.out "
