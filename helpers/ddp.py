@@ -67,7 +67,8 @@ from torch.utils.checkpoint import checkpoint
 from helpers.train_ddp import DynamicNet, rows, train
 
 __all__ = ["CheckpointedNet", "DynamicNet", "WorkerError", "launch", "prepare", "report",
-           "rows", "same_grads", "train", "train_accumulating", "train_checkpointed"]
+           "rows", "same_grads", "train", "train_accumulating", "train_checkpointed",
+           "verdict"]
 
 _PRELOAD = ["torch", "torch._dynamo", "torch.distributed", "helpers.ddp"]
 _REPORTS: str | None = None    # in a rank that launch started: the file report() appends to
@@ -141,13 +142,14 @@ def _free_port() -> int:
 
 
 def _where(tb, fn: Callable[..., Any]) -> str:
-    """'train, line 12: loss.backward()': the deepest frame in `fn`'s own file."""
+    """'train, line 12:' and, indented on the next line, 'loss.backward()': the
+    deepest frame in `fn`'s own file (two lines, each within 79 columns)."""
     source = getattr(fn.__code__, "co_filename", None)
     frames = [f for f in traceback.extract_tb(tb) if f.filename == source]
     if not frames:
         return ""
     f = frames[-1]
-    return f"{f.name}, line {f.lineno - fn.__code__.co_firstlineno + 1}: {f.line}"
+    return f"{f.name}, line {f.lineno - fn.__code__.co_firstlineno + 1}:\n    {f.line}"
 
 
 def _rank(rank: int, fn: Callable[..., Any], nprocs: int, port: int, kwargs: dict[str, Any],
@@ -322,7 +324,8 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 # script helpers/train_ddp.py, which torchrun runs as it is.
 # The notebook prints `train`, `main` and `train_accumulating` as they are: keep them
 # short, as a learner would write them, and at most 79 characters wide.
-# `train_checkpointed` (07 section 3) is described there, not printed.
+# `train_checkpointed` (07 section 3) is described there, not printed;
+# `CheckpointedNet.forward` is printed.
 
 
 def train_accumulating(rank, world_size, depth, micro_batches):
@@ -344,7 +347,8 @@ def train_accumulating(rank, world_size, depth, micro_batches):
 
 class CheckpointedNet(DynamicNet):
     """DynamicNet(1000, 100, 10) with the uses of middle_linear checkpointed:
-    each use under a checkpoint of its own (`each_use`), or one around them all."""
+    each use under a checkpoint of its own (`each_use`), or one around them all.
+    Notebook 07 prints its `forward`: at most 79 characters wide."""
 
     def __init__(self, use_reentrant, each_use):
         super().__init__(1000, 100, 10)
@@ -352,11 +356,12 @@ class CheckpointedNet(DynamicNet):
 
     def forward(self, x, depth):
         h = self.input_linear(x).clamp(min=0)
-        if self.each_use:
+        kind = {"use_reentrant": self.use_reentrant}
+        if self.each_use:                    # a checkpoint around each use
             for _ in range(depth):
-                h = checkpoint(self.middle, h, 1, use_reentrant=self.use_reentrant)
-        else:
-            h = checkpoint(self.middle, h, depth, use_reentrant=self.use_reentrant)
+                h = checkpoint(self.middle, h, 1, **kind)
+        else:                                # one around them all
+            h = checkpoint(self.middle, h, depth, **kind)
         return self.output_linear(h)
 
     def middle(self, h, uses):
@@ -397,3 +402,17 @@ def same_grads(grads: list[list[dict[str, torch.Tensor | None]]],
                 raise AssertionError(f"rank {rank}, step {step}: gradients for {got_used}, "
                                      f"the replay has them for {used}")
             compare({n: got[n] for n in used}, {n: want[n] for n in used}).check()
+
+
+def verdict(job: Job, alone: list[dict[str, torch.Tensor | None]], refusal: str) -> str:
+    """"ok" when every rank's gradients equal `alone`'s (`same_grads`), "refused" when
+    a rank raised an error with `refusal` in its message (DDP refused the run). Any
+    other error, and gradients that differ, raise: neither is a verdict."""
+    try:
+        grads = job.results()
+    except WorkerError as e:
+        if refusal not in e.message:
+            raise
+        return "refused"
+    same_grads(grads, alone)
+    return "ok"

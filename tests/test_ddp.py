@@ -162,8 +162,8 @@ def test_a_rank_that_raises_is_named_with_its_line_and_the_others_stop():
     assert time.monotonic() - start < 20          # rank 0's sleep was cut short
     e = info.value
     assert str(e).splitlines() == [
-        "rank 1 raised ValueError in rank_1_raises, line 4: "
-        'raise ValueError(f"no luck on rank {rank} ({x})")',
+        "rank 1 raised ValueError in rank_1_raises, line 4:",
+        '    raise ValueError(f"no luck on rank {rank} ({x})")',
         "ValueError: no luck on rank 1 (1)"]
     assert (e.rank, e.error, e.message) == (1, "ValueError", "no luck on rank 1 (1)")
     assert "Traceback" in e.traceback and "rank_1_raises" in e.traceback
@@ -340,6 +340,21 @@ def test_same_grads_compares_every_rank_and_step_none_alike():
         ddp.same_grads([steps(1.0)], alone)
     with pytest.raises(AssertionError, match="rank 0 took 1 steps, the replay 2"):
         ddp.same_grads([steps(2.0)[:1]], alone)
+
+
+def one_step_of_grads(rank, world_size, scale):
+    return [{"a": torch.full((2, 2), scale), "b": None}]
+
+
+def test_verdict_is_ok_or_refused_and_raises_on_anything_else():
+    """ddp.verdict, notebook 07's table: the refusal named, or the replay's gradients."""
+    alone = one_step_of_grads(0, 2, 1.0)
+    assert ddp.verdict(ddp.launch(one_step_of_grads, scale=1.0), alone, "luck") == "ok"
+    assert ddp.verdict(ddp.launch(rank_1_raises), alone, "no luck") == "refused"
+    with pytest.raises(ddp.WorkerError, match="no luck on rank 1"):
+        ddp.verdict(ddp.launch(rank_1_raises), alone, "ready only once")
+    with pytest.raises(AssertionError, match="differ for a"):
+        ddp.verdict(ddp.launch(one_step_of_grads, scale=2.0), alone, "luck")
 
 
 def test_reentrant_checkpoints_under_ddp():

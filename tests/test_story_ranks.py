@@ -69,6 +69,8 @@ def test_the_story_draws_each_stage_and_is_the_same_bytes_run_after_run(runs):
     assert "copies its 4 gradients into the bucket" in caps[2]
     assert "2 parts stay empty: no all-reduce" in caps[2]
     assert caps[3].startswith("Rank 1 steps on its own .grad; its next forward raises")
+    assert caps[4] == ("Now the same step with find_unused_parameters=True. The "
+                       "forwards: middle_linear used by rank 0 twice, rank 1 never.")
     assert "and zeros for the 2 unused" in caps[6]
     assert caps[7].endswith("middle_linear.weight: 676.6 and 0 \u2192 338.3.")
     page = story._repr_html_()

@@ -261,14 +261,16 @@ def rank_story(runs: list[Run], *, title: str = "One step of DDP on two ranks") 
             or not all(isinstance(r, Run) for r in runs)):
         raise ValueError("rank_story needs a list of the runs that record_ranks returned")
     frames: list[tuple[Canvas, str]] = []
-    for run in runs:
+    for i, run in enumerate(runs):
         if len(run.events) != 2:
             raise ValueError(f"rank_story draws two ranks, this run has {len(run.events)}")
-        frames += _run_frames(run)
+        frames += _run_frames(run, again=i > 0)
     return Stepper(frames, title=title)
 
 
-def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
+def _run_frames(run: Run, again: bool = False) -> list[tuple[Canvas, str]]:
+    """One run's frames; `again`: a run after the first, whose first caption says
+    it is the same step with other options (its frames differ only in the title)."""
     ranks = [_sort(run, r) for r in range(2)]
     slots = _slots(run, ranks)
     label = ("find_unused_parameters=True" if run.options.get("find_unused_parameters")
@@ -305,8 +307,11 @@ def _run_frames(run: Run) -> list[tuple[Canvas, str]]:
     times = {0: "never", 1: "once", 2: "twice"}
     uses = "; ".join(", ".join(f"rank {r} {times.get(rk.uses[m], f'{rk.uses[m]} times')}"
                                for r, rk in enumerate(ranks)) for m in skipped)
-    said = (f"{label}. The forwards, each rank on its own: {' and '.join(skipped)} used by "
-            f"{uses}" if skipped else f"{label}. The forwards: every rank uses every layer")
+    head = (f"Now the same step with {label}" if again and label[0] != "W"
+            else f"Now the same step {label[0].lower()}{label[1:]}" if again else label)
+    alone = "" if again else ", each rank on its own"        # said once, in 120 characters
+    said = (f"{head}. The forwards{alone}: {' and '.join(skipped)} used by {uses}"
+            if skipped else f"{head}. The forwards: every rank uses every layer")
     frame(said + ".", [{"forward"}, {"forward"}])
 
     for r, rk in enumerate(ranks):
