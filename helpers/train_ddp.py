@@ -77,7 +77,7 @@ def train(rank, world_size, depths, **ddp_options):
         optimizer.zero_grad()
         loss = ((model(inp, depth) - targ) ** 2).sum()
         loss.backward()               # DDP: .grad averaged over the ranks
-        # kept as is: zero_grad() sets .grad to None, not to 0 in place
+        # no .clone() needed: the next zero_grad() replaces .grad with None
         grads.append({n: p.grad for n, p in model.module.named_parameters()})
         optimizer.step()
     dist.destroy_process_group()
