@@ -80,6 +80,8 @@ def test_story_has_a_frame_per_event_and_says_what_happened():
     assert not any("no buffer" in svg for svg, _ in story.frames)   # every buffer named
     assert (step.after - step.before).abs().max() < 0.5 * record.grad_writes[0].abs().max()
     assert 'data-stepper="6"' in story._repr_html_()
+    assert "each share that arrived: row 1, columns 0–3" in story.frames[1][0]
+    assert all(len(cap) <= 120 for cap in caps)       # one line or two on a phone
     assert "share 3" in story.frames[1][0] and "share 1" not in story.frames[1][0]
     assert all(f"use {i}" in story.frames[0][0] for i in (1, 2, 3))
     assert story.frames[5][0].count('class="bar grey"') == 4   # the step: no use's colour
@@ -101,6 +103,8 @@ def test_every_label_is_at_least_12_units_high():
 
 def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
     a = share_story(_run()[1], row=0, cols=[0, 2])
+    assert "row 0, columns 0, 2" in a.frames[1][0]
+    assert "row 0, column 1" in share_story(_run()[1], row=0, cols=[1]).frames[1][0]
     b = share_story(_run()[1], row=0, cols=[0, 2])
     assert a._repr_html_() == b._repr_html_()
     _, plain = _run(momentum=0.0)
@@ -115,9 +119,9 @@ def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
     assert story.captions[-1].startswith(
         "optimizer.step(): the momentum buffer takes in .grad; the weight moves once, by "
         "−lr × buffer")
-    assert ".grad = sum of shares" in story.frames[-1][0]
+    assert ".grad = the sum" in story.frames[-1][0]
     _, kept = _run(steps_before=1, set_to_none=False)     # .grad zeroed, not None: it adds
-    assert ".grad += sum of shares" in share_story(kept, cols=[1]).frames[-1][0]
+    assert ".grad += the sum" in share_story(kept, cols=[1]).frames[-1][0]
     _, no_step = _run(depth=1, step=False)
     assert len(share_story(no_step, cols=[1])) == 1 + 1 + 1
 

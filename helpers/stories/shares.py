@@ -268,7 +268,12 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
     ax, ay, aw = 50.0, 112.0, 260.0                    # the AccumulateGrad box
     first = record.uses[0]
     kinds = {u.node for u in record.uses}
-    cells = f"[{row}, {cols[0]}…{cols[-1]}]" if len(cols) > 1 else f"[{row}, {cols[0]}]"
+    if len(cols) == 1:
+        where = f"row {row}, column {cols[0]}"
+    elif cols == list(range(cols[0], cols[-1] + 1)):
+        where = f"row {row}, columns {cols[0]}–{cols[-1]}"
+    else:
+        where = f"row {row}, columns " + ", ".join(map(str, cols))
 
     def panel(pic: Canvas, y: float, text: str, u: float) -> float:
         """A panel's title at y, its zero line, dashed lines at +-u; returns the zero line."""
@@ -314,7 +319,7 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
                  anchor="middle")
         # .grad, then the optimizer's state for the weight.
         pic.box(8, 166, 140, 26, "", cls=red if done else "grey")
-        pic.text(78, 184, (".grad = sum of shares" if was_none else ".grad += sum of shares")
+        pic.text(78, 184, (".grad = the sum" if was_none else ".grad += the sum")
                  if done else
                  f".grad: {'None' if was_none else 'as before'}",
                  cls="bold" if stage == "grad" else "", anchor="middle")
@@ -328,7 +333,7 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
             if stepped:
                 pic.line(148, 179, 155, 179, cls="grey hot")
         # Panel A: the shares that arrived, one bar each, grouped by column.
-        base = panel(pic, 212, f"each share that arrived, entries {cells}", unit)
+        base = panel(pic, 212, f"each share that arrived: {where}", unit)
         bw = min(10.0, (width - 6) / k)
         for use in record.uses:
             if use.number not in order[:arrived]:
