@@ -151,12 +151,9 @@ def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
 def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
                 mistakes: Sequence[Mistake] = (), code: Any = None, keep: Mapping | None = None,
                 allow: Sequence[str] = (), g: str = "", warned: list | None = None) -> Any:
-    """`answer(*args)`, or a `CheckFailed`: `what` (the answer's name) raised its error's
-    first sentence, the learner's line, and the diagnosis that fits (the check's `mistakes`,
-    a ``"name:<name>"`` one for a NameError, then `SHARED`; `seen` tests `code`, the answer,
-    when `answer` is the check's wrapper). `hint`, how the answer is called, is given only
-    when calling the answer itself failed. `keep` ({name: object}) must be left as it was
-    but for the paths `allow`ed (`expect_unchanged`); `warned` gets the warnings."""
+    """`answer(*args)`, or a `CheckFailed`: `what` raised, in words (CONTRIBUTING.md, "Exercise
+    checks"). `seen` tests `code` if given (when `answer` is the check's wrapper); `g` is said
+    after a `.g` set on what `keep` holds; `warned` gets the warnings."""
     expect_callable(answer, what)
     try:
         inspect.signature(answer).bind(*args)
@@ -403,16 +400,13 @@ def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tenso
 
 # -- the answer's code ---------------------------------------------------------------------
 def _codes(answer: Any) -> list[types.CodeType]:
-    """The code objects of `answer` (a function, or a class's methods) and all they nest."""
-    todo, found = [], []
-    if isinstance(answer, types.CodeType):
-        todo = [types.SimpleNamespace(__code__=answer)]
-    elif isinstance(answer, type):
+    """The code objects of `answer` (code, a function, a class's methods) and all they nest."""
+    if isinstance(answer, type):
         todo = [getattr(v, "__func__", v) for c in answer.__mro__ if c is not object
                 and not c.__module__.startswith(("torch", "helpers")) for v in vars(c).values()]
     else:
         todo = [answer]
-    todo = [getattr(f, "__code__", None) for f in todo]
+    todo, found = [getattr(f, "__code__", f) for f in todo], []
     while todo:
         code = todo.pop()
         if isinstance(code, types.CodeType):
@@ -451,8 +445,7 @@ def _walk(found: dict, path: str, obj: Any, seen: set) -> None:
     if isinstance(obj, torch.Tensor):
         grad = obj.grad if obj.is_leaf or obj.retains_grad else None
         found[path] = ("tensor", obj, obj.detach().clone(), obj.requires_grad,
-                       None if grad is None else grad.detach().clone(), set(vars(obj)),
-                       _hooks(obj, _TENSOR_HOOKS))
+                       None if grad is None else grad.detach().clone(), _hooks(obj, _TENSOR_HOOKS))
         if id(obj) in seen:
             return
         inside = vars(obj).items()
@@ -530,7 +523,7 @@ def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) ->
         return (f"replaced {path} with another {'tensor' if kind == 'tensor' else 'object'}: "
                 f"leave it as it was")
     if kind == "tensor":
-        _, t, value, requires_grad, old_grad, attrs, hooks = was
+        _, t, value, requires_grad, old_grad, hooks = was
         if t.shape != value.shape or not torch.equal(t.detach(), value):
             return (f"changed the values of {path}: leave the weights as they were"
                     if isinstance(t, torch.nn.Parameter) else

@@ -28,7 +28,7 @@ from helpers.compare import compare
 from helpers.numerical import autograd_grads
 
 __all__ = ["DynamicModel", "LinShared", "OverwritingTape", "Tape", "add", "check_relu_shared",
-           "check_residual", "check_tied", "dynamicnet_on_tape", "lin", "mse", "relu"]
+           "check_residual", "check_tied", "lin", "mse", "relu"]
 
 
 # -- recap of 05 §2: the tape and its ops ------------------------------------------------
@@ -88,13 +88,6 @@ def mse(tape, pred, targ):
     diff = pred.squeeze(-1) - targ
     return tape.record("mse", diff.pow(2).mean(), (pred,),
                        lambda g: (g * 2. * diff.unsqueeze(-1) / len(targ),))
-
-
-def dynamicnet_on_tape(tape, p, x, depth):
-    h_relu = relu(tape, lin(tape, x, p["w_in"], p["b_in"]))
-    for _ in range(depth):
-        h_relu = relu(tape, lin(tape, h_relu, p["w_mid"], p["b_mid"]))
-    return lin(tape, h_relu, p["w_out"], p["b_out"])
 
 
 def add(tape, x, y):
@@ -444,7 +437,6 @@ def _on_tape(answer, tail, c, ops, tape_class=Tape) -> dict:
     tape, x = tape_class(), inp.clone()
     pred = call_answer(answer, tape, params, x, *tail, what=c.who, hint=c.hint, mistakes=TAPE,
                        keep=dict(x=x, p=params), allow=("*.g",))
-    before = snapshot(x=x, p=params)
     if isinstance(pred, torch.Tensor) and pred.dim() == 0:
         raise CheckFailed(f"{c.who} returned a single number: it should return the prediction, "
                           f"of shape {(len(inp), 1)}; the check adds the loss itself")
@@ -456,8 +448,8 @@ def _on_tape(answer, tail, c, ops, tape_class=Tape) -> dict:
     loss = mse(tape, pred, targ)
     records = list(tape.records)
     call_answer(tape.backward, loss, what=f"the tape's backward after {c.who}",
-                hint="every op on the tape must return one gradient per input")
-    expect_unchanged(before, f"the tape's backward after {c.who}", allow=("*.g",))
+                hint="every op on the tape must return one gradient per input",
+                keep=dict(x=x, p=params), allow=("*.g",))
     ours = _grads(x, params, f"the tape's backward after {c.who}")
     found = None if compare(ours, c.right()).ok else _off_tape(records, [x, *params.values()])
     if found is not None:

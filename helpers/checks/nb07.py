@@ -30,10 +30,6 @@ from helpers.ddp import DynamicNet
 __all__ = ["DynamicNet", "check_checkpointed", "check_ddp_grad", "checkpoint", "nn",
            "random", "torch"]
 
-_PARAMS = ("input_linear.weight", "input_linear.bias", "middle_linear.weight",
-           "middle_linear.bias", "output_linear.weight", "output_linear.bias")
-
-
 def _build(seed: int, sizes: tuple[int, int, int], rows=(4,)):
     """A DynamicNet and one (inputs, targets) batch per entry of `rows`, from torch's
     generator seeded `seed` (the learner's torch random state is left as it was)."""
@@ -47,10 +43,10 @@ def _grads(net: nn.Module, loss: torch.Tensor | None = None) -> dict[str, torch.
     """Every parameter's gradient (zeros where there is none): from `loss` by autograd.grad,
     or (no loss) from `.grad`."""
     params = dict(net.named_parameters())
-    got = [params[n].grad for n in _PARAMS] if loss is None else torch.autograd.grad(
-        loss, [params[n] for n in _PARAMS], allow_unused=True)
-    return {n: torch.zeros_like(params[n]) if g is None else g.detach()
-            for n, g in zip(_PARAMS, got)}
+    got = [p.grad for p in params.values()] if loss is None else torch.autograd.grad(
+        loss, list(params.values()), allow_unused=True)
+    return {n: torch.zeros_like(p) if g is None else g.detach()
+            for (n, p), g in zip(params.items(), got)}
 
 
 # --------------------------------------------------------------------------- exercise 1
