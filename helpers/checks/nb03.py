@@ -162,15 +162,11 @@ def _run_accumulate(accumulate_grads, c):
         filled[len(seen) - 1] = p.grad.detach() - (0 if grad_before[-1] is None
                                                    else grad_before[-1])
 
-    hooks = [weight.register_hook(record), weight.register_post_accumulate_grad_hook(added)]
-    try:
+    with weight.register_hook(record), weight.register_post_accumulate_grad_hook(added):
         call_answer(accumulate_grads, net, c.inp, c.targ, c.n, what="your accumulate_grads",
                     mistakes=ACCUMULATE, hint="accumulate_grads(net, inp, targ, n_chunks) is "
                     "called with a model whose net(x, y) returns the loss of rows x against "
                     "targets y")
-    finally:
-        for hook in hooks:
-            hook.remove()
     expect_unchanged(before, "your accumulate_grads", allow=("*.grad",))
     return net, seen, filled
 

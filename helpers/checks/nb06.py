@@ -299,11 +299,11 @@ def _ran_backward(error: BaseException | None) -> bool:
 
 def _broken_trial(broken_nodes, c) -> list[str]:
     data, ran = snapshot(**c.inputs), []
-    hook = c.loss.grad_fn.register_prehook(lambda g: ran.append(1))   # a backward starts here
     try:
-        result = call_answer(broken_nodes, c.loss, what=c.what, mistakes=BROKEN,
-                             hint="it is called as broken_nodes(loss) and returns a list of "
-                                  "node names, such as 'SigmoidBackward0'")
+        with c.loss.grad_fn.register_prehook(lambda g: ran.append(1)):   # a backward starts here
+            result = call_answer(broken_nodes, c.loss, what=c.what, mistakes=BROKEN,
+                                 hint="it is called as broken_nodes(loss) and returns a list of "
+                                      "node names, such as 'SigmoidBackward0'")
     except CheckFailed as failure:
         if _ran_backward(failure.__cause__):
             raise CheckFailed(f"{str(failure).splitlines()[0]}\nYour function called backward, "
@@ -311,8 +311,6 @@ def _broken_trial(broken_nodes, c) -> list[str]:
                               f"read each node's _saved_ attributes instead", "backward",
                               frames=failure.learner_frames) from None
         raise
-    finally:
-        hook.remove()
     if ran:
         raise CheckFailed(f"{c.what} ran a backward through the loss\nbroken_nodes must not call "
                           f"backward; read each node's _saved_ attributes instead", "backward")

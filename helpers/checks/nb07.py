@@ -170,11 +170,10 @@ def _ckpt_trial(answer, c):
     net, [(x, y)] = _build(c.seed, c.sizes)
     calls, others = [], []
     mine = set(net.modules())
-    hooks = [net.middle_linear.register_forward_pre_hook(lambda m, i: calls.append(1)),
-             nn.modules.module.register_module_forward_hook(
-                 lambda m, i, o: others.append(m) if isinstance(m, nn.Linear) and m not in mine
-                 else None)]
-    try:
+    with (net.middle_linear.register_forward_pre_hook(lambda m, i: calls.append(1)),
+          nn.modules.module.register_module_forward_hook(
+              lambda m, i, o: others.append(m) if isinstance(m, nn.Linear) and m not in mine
+              else None)):
         before = snapshot(net=net, x=x)
         outs, bypassed = zip(*(_call(answer, net, x, y, c, seed, depth, calls, others)
                                for seed, depth in zip(c.seeds, c.depths)))
@@ -207,9 +206,6 @@ def _ckpt_trial(answer, c):
             raise CheckFailed(f"{c.what}: backward ran middle_linear again {again} of its "
                               f"{sum(c.depths)} uses; put every use under checkpoint")
         expect_unchanged(before, c.what, allow=("*.grad",))
-    finally:
-        for hook in hooks:
-            hook.remove()
     return {"first call's output": outs[0].detach(), "second call's output": outs[1].detach(),
             **_grads(net)}
 
