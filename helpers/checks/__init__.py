@@ -32,7 +32,7 @@ from helpers.compare import compare
 
 __all__ = ["CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
            "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_tensor",
-           "expect_unchanged", "judge", "matching", "read_g", "snapshot"]
+           "expect_unchanged", "judge", "matching", "param_grads", "read_g", "snapshot"]
 
 
 def _shell():
@@ -610,3 +610,12 @@ def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
         raise CheckFailed(f"{name}.g is a tensor of {dtype_name(g)}; a gradient holds real "
                           f"numbers (a float dtype)")
     return g
+
+
+def param_grads(net: torch.nn.Module, *inputs: Any) -> dict[str, torch.Tensor]:
+    """A copy of each parameter's `.grad` (zeros where it is None), after a backward of
+    `net(*inputs)` (a net that returns its loss) when inputs are given."""
+    if inputs:
+        net(*inputs).backward()
+    return {name: torch.zeros_like(p) if p.grad is None else p.grad.detach().clone()
+            for name, p in net.named_parameters()}

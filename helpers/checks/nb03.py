@@ -21,6 +21,7 @@ from helpers.checks import (
     expect_tensor,
     expect_unchanged,
     judge,
+    param_grads,
     snapshot,
 )
 from helpers.compare import compare
@@ -56,14 +57,6 @@ def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
     return net
 
 
-def _grads(net: nn.Module, inp=None, targ=None) -> dict:
-    """The `.grad` of every parameter of `net`, after a backward of `net(inp, targ)`."""
-    if inp is not None:
-        net(inp, targ).backward()
-    return {name: (torch.zeros_like(p) if p.grad is None else p.grad.detach().clone())
-            for name, p in net.named_parameters()}
-
-
 # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows; 50 rows in 6 chunks of 9, ..., 5
 ACCUMULATE_CASES = ((2, 48, 8, 16, 3), (5, 48, 8, 16, 4), (7, 50, 5, 7, 6))
 
@@ -82,12 +75,12 @@ def _acc_case(seed, rows, n_in, nh, n_chunks):
     inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
     stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
     chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
-    means = [_grads(_net(n_in, nh, seed), x, y) for x, y in chunks]
+    means = [param_grads(_net(n_in, nh, seed), x, y) for x, y in chunks]
     sizes = [len(x) for x, _ in chunks]
     return SimpleNamespace(
         seed=seed, rows=rows, n_in=n_in, nh=nh, n=n_chunks, inp=inp, targ=targ, stale=stale,
-        sizes=sizes, means=means, old=_grads(_net(n_in, nh, seed, stale)),
-        full=_grads(_net(n_in, nh, seed), inp, targ),
+        sizes=sizes, means=means, old=param_grads(_net(n_in, nh, seed, stale)),
+        full=param_grads(_net(n_in, nh, seed), inp, targ),
         shares=[{k: v * s / rows for k, v in m.items()} for m, s in zip(means, sizes)],
         say=f"with n_chunks={n_chunks} ({rows} rows)")
 
@@ -183,7 +176,7 @@ def _acc_grads(accumulate_grads, c):
         which = ("every .grad" if len(missing) == 4 else f"the .grad of {', '.join(missing)}")
         raise CheckFailed(f"{c.say}, {which} ends as None\nDid you clear the gradients after the "
                           "backward calls, not before them?", "after")
-    got = _grads(net)
+    got = param_grads(net)
     if compare(got, c.full).ok:
         _one_share_per_backward([filled.get(i, g) for i, g in enumerate(seen)],
                                 [s["lin1.weight"] for s in c.shares], c.full["lin1.weight"], c)

@@ -23,6 +23,7 @@ from helpers.checks import (
     exercise_check,
     expect_unchanged,
     judge,
+    param_grads,
     snapshot,
 )
 from helpers.ddp import DynamicNet
@@ -37,16 +38,6 @@ def _build(seed: int, sizes: tuple[int, int, int], rows=(4,)):
         torch.manual_seed(seed)
         net = DynamicNet(*sizes)
         return net, [(torch.randn(n, sizes[0]), torch.randn(n, sizes[2])) for n in rows]
-
-
-def _grads(net: nn.Module, loss: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-    """Every parameter's gradient (zeros where there is none): from `loss` by autograd.grad,
-    or (no loss) from `.grad`."""
-    params = dict(net.named_parameters())
-    got = [p.grad for p in params.values()] if loss is None else torch.autograd.grad(
-        loss, list(params.values()), allow_unused=True)
-    return {n: torch.zeros_like(p) if g is None else g.detach()
-            for (n, p), g in zip(params.items(), got)}
 
 
 # --------------------------------------------------------------------------- exercise 1
@@ -68,14 +59,14 @@ def _middle(net, h, depth):
 def _reference(c, detach=False):
     """Both calls' outputs and the gradients of their summed loss, the plain forward at each
     call's depth (`detach`: input_linear's output cut)."""
-    net, [(x, y)] = _build(c.seed, c.sizes)
+    net, [(x, y)] = _build(c.seeds[0], c.sizes)
     outs = []
     for depth in c.depths:
         h = net.input_linear(x).clamp(min=0)
         outs.append(net.output_linear(_middle(net, h.detach() if detach else h, depth)))
-    loss = sum(((o - y) ** 2).sum() for o in outs)
+    sum(((o - y) ** 2).sum() for o in outs).backward()
     return {"first call's output": outs[0].detach(), "second call's output": outs[1].detach(),
-            **_grads(net, loss)}
+            **param_grads(net)}
 
 
 def _detached(c):
@@ -167,7 +158,7 @@ def _ckpt_trial(answer, c):
     # checkpointed function raised, until the generator holding them is collected: an
     # earlier failed attempt would run its function in this rerun. Collect it first.
     gc.collect()
-    net, [(x, y)] = _build(c.seed, c.sizes)
+    net, [(x, y)] = _build(c.seeds[0], c.sizes)
     calls, others = [], []
     mine = set(net.modules())
     with (net.middle_linear.register_forward_pre_hook(lambda m, i: calls.append(1)),
@@ -207,7 +198,7 @@ def _ckpt_trial(answer, c):
                               f"{sum(c.depths)} uses; put every use under checkpoint")
         expect_unchanged(before, c.what, allow=("*.grad",))
     return {"first call's output": outs[0].detach(), "second call's output": outs[1].detach(),
-            **_grads(net)}
+            **param_grads(net)}
 
 
 @exercise_check
@@ -216,9 +207,8 @@ def check_checkpointed(forward_checkpointed: Callable[..., Any]) -> str:
     `checkpoint`: two calls (two seeds, two depths) before one backward, both kinds."""
     state = random.getstate()
     cases = [SimpleNamespace(seeds=(a[0], b[0]), depths=(a[1], b[1]), sizes=sizes, kind=kind,
-                             seed=a[0], what=f"your forward_checkpointed(net, x, use_reentrant="
-                                             f"{kind}) after random.seed({a[0]}) and "
-                                             f"random.seed({b[0]})")
+                             what=f"your forward_checkpointed(net, x, use_reentrant={kind}) "
+                                  f"after random.seed({a[0]}) and random.seed({b[0]})")
              for a, b, sizes in _CASES for kind in (False, True)]
     try:
         judge(cases, lambda c: _ckpt_trial(forward_checkpointed, c), _reference,
@@ -253,7 +243,8 @@ def _ddp_case(i, depths, rows, sizes):
     own = [_own(net, x, y, d) for (x, y), d in zip(batches, depths)]
     c = SimpleNamespace(i=i, depths=list(depths), rows=rows, sizes=sizes, own=own, n=len(rows),
                         total=sum(own), means=[_own(net, x, y, d, mean=True)
-                                               for (x, y), d in zip(batches, depths)])
+                                               for (x, y), d in zip(batches, depths)],
+                        what=f"your ddp_grad(model, batches, depths={list(depths)})")
     if depths[0]:
         c.one = _own(net, *(torch.cat(part) for part in zip(*batches)), depths[0])
     return c
@@ -315,24 +306,23 @@ DDP = [
 def _ddp_trial(answer, c):
     net, batches = _build(200 + c.i, c.sizes, c.rows)
     before = snapshot(model=net, batches=batches)
-    what = f"your ddp_grad(model, batches, depths={c.depths})"
     random.seed(_DDP_SEED)
     drew = random.getstate()
-    out = call_answer(answer, net, batches, list(c.depths), what=what, mistakes=DDP,
+    out = call_answer(answer, net, batches, list(c.depths), what=c.what, mistakes=DDP,
                       hint="it is called as ddp_grad(model, batches, depths): model is a "
                            "DynamicNet, batches a list of (x, y) pairs, depths a list of ints, "
                            "one of each a rank")
     if not isinstance(out, torch.Tensor):
-        raise CheckFailed(f"{what} should return a tensor, middle_linear.weight's gradient, "
+        raise CheckFailed(f"{c.what} should return a tensor, middle_linear.weight's gradient, "
                           f"but it returned {describe(out)}")
     h = c.sizes[1]
     if out.shape != (h, h):
-        raise CheckFailed(f"{what} returned a tensor of shape {tuple(out.shape)}; "
+        raise CheckFailed(f"{c.what} returned a tensor of shape {tuple(out.shape)}; "
                           f"middle_linear.weight, and its gradient, have shape {(h, h)}")
-    expect_unchanged(before, what, grad="leave every .grad as it was, None: torch.autograd.grad "
-                                        "writes none, and model.zero_grad() sets them back")
+    expect_unchanged(before, c.what, grad="leave every .grad as it was, None: "
+                     "torch.autograd.grad writes none, and model.zero_grad() sets them back")
     if random.getstate() != drew:
-        raise CheckFailed(f"{what} drew from Python's random (model(x) draws a depth): run "
+        raise CheckFailed(f"{c.what} drew from Python's random (model(x) draws a depth): run "
                           f"rank r at its depth, model(x, depths[r])")
     return _g(out.detach())
 
@@ -345,8 +335,7 @@ def check_ddp_grad(ddp_grad: Callable[..., Any]) -> str:
     try:
         judge([_ddp_case(i, *case) for i, case in enumerate(_DDP_CASES)],
               lambda c: _ddp_trial(ddp_grad, c), lambda c: _g(c.total / c.n),
-              lambda c, _: f"your ddp_grad(model, batches, depths={c.depths}) does not give "
-                           f"what DDP gives every rank", DDP, ddp_grad)
+              lambda c, _: f"{c.what} does not give what DDP gives every rank", DDP, ddp_grad)
     finally:
         random.setstate(state)
     return "every rank's middle_linear.weight.grad: the mean over all ranks, zeros counted"
