@@ -204,12 +204,6 @@ def _first_sentence(text: str, limit: int = 200) -> str:
     return line if len(line) <= limit else line[:limit - 3].rstrip() + "..."
 
 
-def _cell_name(filename: str) -> str | None:
-    """'Cell In[12]' when `filename` is a notebook cell of this IPython kernel."""
-    name = getattr(getattr(_shell(), "compile", None), "format_code_name", lambda _: None)(filename)
-    return " ".join(name) if name else None
-
-
 def _code_only(line: str) -> str:
     """A line of code without its trailing comment and spaces."""
     try:
@@ -225,7 +219,9 @@ def _learner_line(frames: list) -> list[str]:
     if not frames:
         return []
     f = frames[-1]
-    where = _cell_name(f.filename) or os.path.basename(f.filename)
+    name = getattr(getattr(_shell(), "compile", None), "format_code_name", lambda _: None)
+    cell = name(f.filename)   # ("Cell", "In[12]") for a cell of this IPython kernel
+    where = " ".join(cell) if cell else os.path.basename(f.filename)
     code = _code_only(f.line or "")
     line = f"Raised at {where}, line {f.lineno}, in {f.name}" + (f": {code}" if code else "")
     return [line if len(line) <= 79 else line[:78].rstrip() + "…"]
@@ -279,17 +275,22 @@ class Either(list):
     """A mistake's result on a case when it comes in several forms: any of them matches."""
 
 
-def _agree(got: Any, want: Any, ref: Any = None) -> bool:
+def _agree(got: Any, want: Any) -> bool:
     """`got` is `want`: tensors up to rounding, items one by one, an error for an error."""
     if isinstance(want, Either):
-        return any(_agree(got, w, ref) for w in want)
+        return any(_agree(got, w) for w in want)
     if isinstance(got, BaseException) or isinstance(want, BaseException):
         return isinstance(got, BaseException) and isinstance(want, BaseException)
     if isinstance(want, Mapping):
         return isinstance(got, Mapping) and set(got) == set(want) and all(
-            _agree(got[k], want[k], (ref or want).get(k)) for k in want)
+            _agree(got[k], want[k]) for k in want)
     if isinstance(want, torch.Tensor):
-        return isinstance(got, torch.Tensor) and _close(got, want, want if ref is None else ref)
+        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+            return False
+        scale = want.detach().abs().max().item() if want.numel() else 1.0
+        return torch.allclose(got.detach().double(), want.detach().double(), rtol=1e-5,
+                              atol=1e-6 * max(scale if math.isfinite(scale) else 1.0, 1e-3),
+                              equal_nan=True)
     if isinstance(want, (list, tuple)):
         return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
             _agree(a, b) for a, b in zip(got, want))
@@ -297,17 +298,6 @@ def _agree(got: Any, want: Any, ref: Any = None) -> bool:
            for v in (got, want)):   # a NumPy bool_ is no number here either
         return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
     return type(got) is type(want) and got == want
-
-
-def _close(a: torch.Tensor, b: torch.Tensor, ref: torch.Tensor | None = None) -> bool:
-    """`a` equals `b` up to rounding (relative to `ref`'s scale): what tells a mistake."""
-    if not isinstance(b, torch.Tensor) or a.shape != b.shape:
-        return False
-    ref = b if ref is None else ref
-    scale = ref.detach().abs().max().item() if ref.numel() else 1.0
-    return torch.allclose(a.detach().double(), b.detach().double(), rtol=1e-5,
-                          atol=1e-6 * max(scale if math.isfinite(scale) else 1.0, 1e-3),
-                          equal_nan=True)
 
 
 def _gives(m: Mistake, case: Any) -> Any:

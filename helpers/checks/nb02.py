@@ -197,10 +197,9 @@ def _as_bool(got):
 
 def _chain_trial(chain_ok, seed, case):
     model = _chain(*case, seed)
-    got = call_answer(chain_ok, model, what="your chain_ok", mistakes=CHAIN,
-                      hint="it is called as chain_ok(model), with one argument", keep=dict(
-                          model=model), g="chain_ok should only look, not run model.backward(), "
-                                          "which writes .g")
+    got = call_answer(chain_ok, model, what="your chain_ok", mistakes=CHAIN, keep=dict(model=model),
+                      hint="it is called as chain_ok(model), with one argument",
+                      g="chain_ok should only look, not run model.backward(), which writes .g")
     return _as_bool(got)
 
 

@@ -25,8 +25,6 @@ from helpers.checks import (
 )
 from helpers.compare import compare
 
-# What the check cells import (torch itself comes from a plain `import torch`): the checks
-# and a small DynamicNet to try an answer on.
 __all__ = ["check_share", "check_w3", "small_dynamicnet"]
 
 
