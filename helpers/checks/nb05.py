@@ -344,22 +344,20 @@ def _relu_model(ReluShared, c, seen: dict) -> dict:
     shared = call_answer(ReluShared, what="ReluShared()")
     model = DynamicModel(params, LinShared, Relu=lambda: shared)
     x = inp.clone()
+    every = f"at depth {depth}, with your object as every ReLU"
     before = snapshot(x=x, p=params)
-    call_answer(model, x, targ, depth, what=f"the forward pass at depth {depth}, with your "
-                "object as every ReLU", hint=CALLED)
+    call_answer(model, x, targ, depth, what=f"the forward pass {every}", hint=CALLED)
     try:
-        call_answer(model.backward, what=f"the backward pass at depth {depth}, with your object "
-                    "as every ReLU", hint="each ReLU use calls layer.backward() once, in "
-                    "reverse order of the calls")
+        call_answer(model.backward, what=f"the backward pass {every}", hint="each ReLU use "
+                    "calls layer.backward() once, in reverse order of the calls")
     except CheckFailed:
         if "low" in seen:
             low, dtype = (dtype_name(t) for t in seen["low"])
             raise CheckFailed(
-                f"the backward pass at depth {depth}, with your object as every ReLU, failed: "
-                f"your backward sets inp.g {low} while inp is {dtype} (seen in the calls by "
-                f"hand)\nThe layer before the ReLU multiplies it with {dtype} weights, and a "
-                f"matmul refuses mixed dtypes: a gradient keeps its tensor's dtype "
-                f"(torch.where(inp > 0, out.g, 0) does)", "dtype") from None
+                f"the backward pass {every}, failed: your backward sets inp.g {low} while inp "
+                f"is {dtype} (seen in the calls by hand)\nThe layer before the ReLU multiplies "
+                f"it with {dtype} weights, and a matmul refuses mixed dtypes: a gradient keeps "
+                f"its tensor's dtype (torch.where(inp > 0, out.g, 0) does)", "dtype") from None
         raise
     expect_unchanged(before, "the pass with your object", allow=("*.g",))
     return _grads(x, params, f"backward at depth {depth}")
