@@ -65,11 +65,9 @@ class CheckFailed(AssertionError):
 
 @dataclass(frozen=True)
 class Mistake:
-    """A mistake a check names when, and only when, the answer shows it: `key` (for the
-    tests), `says` (the sentence), and what shows it. `gives(case)`: the result it gives on
-    a case (raising: it raises there too), matched on every case `judge` ran; or `raises`
-    (an exception type, a regex of its message), with `line` (a regex of the learner's line
-    that raised) or `op` (the instruction it ran); `seen(answer)`: a test of the code."""
+    """A mistake a check names when, and only when, the answer shows it (CONTRIBUTING.md,
+    "Exercise checks"): `key`, `says` (the sentence), and what shows it: `gives(case)`, or
+    `raises` (type, regex) with `line` (regex) or `op`; and `seen(answer)`, a test of its code."""
 
     key: str
     says: str
@@ -193,9 +191,8 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
 
 def _first_sentence(text: str, limit: int = 200) -> str:
     """The message to its first full sentence (a first line ending in ':' runs on)."""
-    lines = [line.strip() for line in text.strip().split("\n")]
-    line = lines[0] if lines else ""
-    for more in lines[1:]:
+    line, *rest = [line.strip() for line in text.strip().split("\n")]
+    for more in rest:
         if not line.endswith(":"):
             break
         line = f"{line} {more}"
@@ -565,10 +562,11 @@ def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -
 
 def a_type(value: Any) -> str:
     """'None', 'an int', 'the class Tape, derived from Module': what the learner gave."""
-    if value is None or isinstance(value, type):
-        bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
-        return "None" if value is None else f"the class {value.__name__}" + (
-            f", derived from {bases}" if bases else "")
+    if value is None:
+        return "None"
+    if isinstance(value, type):
+        bases = ", ".join(b.__name__ for b in value.__bases__ if b is not object)
+        return f"the class {value.__name__}" + (f", derived from {bases}" if bases else "")
     name = type(value).__name__
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 

@@ -103,10 +103,9 @@ def _key(text: Any) -> Any:
 
 def _prediction(value: Any, expr: str) -> bool:
     """The learner's prediction as a bool, or a sentence saying what it is instead."""
-    if isinstance(value, bool) or (type(value).__module__ == "numpy"
-                                   and type(value).__name__ in ("bool_", "bool")):
-        return bool(value)
-    if isinstance(value, torch.Tensor) and value.dtype == torch.bool and value.numel() == 1:
+    numpy = type(value).__module__ == "numpy" and type(value).__name__ in ("bool_", "bool")
+    tensor = isinstance(value, torch.Tensor) and value.dtype == torch.bool and value.numel() == 1
+    if isinstance(value, bool) or numpy or tensor:
         return bool(value)
     if value is Ellipsis:
         said = "you left the template's ..."

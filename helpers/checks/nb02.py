@@ -183,13 +183,11 @@ def _describe_chain(widths, broken, kind) -> str:
 
 def _as_bool(got):
     """`got` as a Python bool if it is one: a Python or NumPy bool, or a 0-d bool tensor."""
-    if isinstance(got, bool):
-        return got
-    if type(got).__module__.split(".")[0] == "numpy" and getattr(
-            getattr(got, "dtype", None), "kind", "") == "b" and getattr(got, "ndim", 1) == 0:
+    numpy = type(got).__module__.split(".")[0] == "numpy" and getattr(
+        getattr(got, "dtype", None), "kind", "") == "b" and getattr(got, "ndim", 1) == 0
+    tensor = isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.dim() == 0
+    if isinstance(got, bool) or numpy or tensor:
         return bool(got)
-    if isinstance(got, torch.Tensor) and got.dtype == torch.bool and got.dim() == 0:
-        return bool(got.item())
     what = "None (a function with no `return` gives None)" if got is None else \
         f"{got!r}, of type {type(got).__name__}"
     raise CheckFailed("chain_ok should return True or False, got " + what)
@@ -362,8 +360,7 @@ def _mul_backward(layer, **keep):
 
 
 def _mul_network(Mul, seed):
-    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`, the second Mul's backward first: h.g
-    (the Lins' gradients follow from it)."""
+    """`Lin -> Mul(h, h) -> Mul(q, h) -> Lin -> Mse`, the second Mul's backward first: h.g."""
     inp, targ = synthetic_regression(n=12, n_in=5, seed=seed, dtype=torch.float64)
     w1, b1, w2, b2 = make_weights(5, 6, seed=seed, dtype=torch.float64)
     lin1, square, cube, lin2, loss = Lin(w1, b1), _new_mul(Mul), _new_mul(Mul), Lin(w2, b2), Mse()

@@ -226,8 +226,7 @@ _DEPTHS = (2, 0, 0)                        # steps 0, 1 and 2
 
 @functools.lru_cache(maxsize=8)
 def _three_steps(shape, lr: float, momentum: float, set_to_none: bool):
-    """W0, g0 (step 0, depth 2) and W3 (after steps 1 and 2, at depth 0), run with
-    torch.optim.SGD."""
+    """W0, g0 (step 0, at depth 2) and W3 (after steps 1 and 2, at depth 0) of torch.optim.SGD."""
     model, x, targ = _model(*shape)
     w = model.middle_linear.weight
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)

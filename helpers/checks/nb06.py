@@ -4,6 +4,7 @@ modules of their own, from seeded generators."""
 from __future__ import annotations
 
 import os
+import traceback
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -287,14 +288,9 @@ _TORCH = os.path.dirname(os.path.abspath(torch.__file__))
 
 def _ran_backward(error: BaseException | None) -> bool:
     """True when `error` was raised inside torch's backward, which the answer called."""
-    tb = error.__traceback__ if error is not None else None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_name in ("backward", "grad", "_engine_run_backward") and \
-                os.path.abspath(code.co_filename).startswith(_TORCH):
-            return True
-        tb = tb.tb_next
-    return False
+    frames = traceback.extract_tb(error.__traceback__) if error is not None else []
+    return any(f.name in ("backward", "grad", "_engine_run_backward")
+               and os.path.abspath(f.filename).startswith(_TORCH) for f in frames)
 
 
 def _broken_trial(broken_nodes, c) -> list[str]:
@@ -329,9 +325,8 @@ def _broken_trial(broken_nodes, c) -> list[str]:
 
 def _graph_case(i: int, label: str):
     loss, inputs = _seeded(lambda g: _graph(i, g), 10 + i)
-    c = SimpleNamespace(loss=loss, inputs=inputs, what=f"your broken_nodes(loss), for {label},")
-    c.right = _names(_walk(c.loss))
-    return c
+    return SimpleNamespace(loss=loss, inputs=inputs, right=_names(_walk(loss)),
+                           what=f"your broken_nodes(loss), for {label},")
 
 
 @exercise_check
