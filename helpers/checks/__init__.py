@@ -257,15 +257,13 @@ def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _with_warning(message: str, seen: list) -> str:
-    if "\n" in message:
+    """A one-line `message` with the first warning that matters, if any, as its second line."""
+    matter = [w for w in seen if not any(h in str(w.message) for h in _HARMLESS)
+              and not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
+    if "\n" in message or not matter:
         return message
-    for w in seen:
-        text = str(w.message)
-        if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)) or any(
-                h in text for h in _HARMLESS):
-            continue
-        return f"{message}\nYour code also warned: {w.category.__name__}: {_first_sentence(text)}"
-    return message
+    said = _first_sentence(str(matter[0].message))
+    return f"{message}\nYour code also warned: {matter[0].category.__name__}: {said}"
 
 
 class Either(list):
@@ -494,12 +492,12 @@ def expect_unchanged(before: _Snapshot, who: str, allow: Sequence[str] = (),
             if is_ is not None else f"removed {path}: leave it as it was"
         if problem:
             raise CheckFailed(f"{who} {problem}")
-    added = [p for p in now if p not in before and not _allowed(p, allow)]
-    if added:
-        path = added[0]
-        raise CheckFailed(f"{who} " + (f"set {path}; it should only read the tensors it is "
-                                       f"given" + (f"\n{g}" if g else "") if path.endswith(".g")
-                                       else f"added {path}: leave it as it was"))
+    path = next((p for p in now if p not in before and not _allowed(p, allow)), "")
+    if path.endswith(".g"):
+        raise CheckFailed(f"{who} set {path}; it should only read the tensors it is given"
+                          + (f"\n{g}" if g else ""))
+    if path:
+        raise CheckFailed(f"{who} added {path}: leave it as it was")
 
 
 def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) -> str | None:

@@ -28,6 +28,7 @@ from helpers.compare import compare
 from helpers.data import make_weights, synthetic_regression
 
 __all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "small_net"]
+_NAMES = ("w1", "b1", "w2", "b2")   # our weights, w1 and w2 laid out (in, out)
 
 
 # ---------------------------------------------------------------- exercise 1
@@ -43,15 +44,20 @@ class _Model(nn.Module):
         return nn.functional.mse_loss(out.squeeze(-1), targ)
 
 
-def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
-    """Seeded weights and random biases in a float64 `_Model`; `stale` data leave a .grad."""
-    net = _Model(n_in, nh).double()
-    w1, _, w2, _ = make_weights(n_in, nh, seed=seed, dtype=torch.float64)
+def _weights(n_in: int, nh: int, seed: int, dtype=None) -> dict[str, torch.Tensor]:
+    """Our layout, (in, out); random biases (make_weights starts them at zero)."""
+    w1, _, w2, _ = make_weights(n_in, nh, seed=seed, dtype=dtype or torch.float32)
     g = torch.Generator().manual_seed(seed)
-    b1, b2 = (0.1 * torch.randn(n, generator=g, dtype=torch.float64) for n in (nh, 1))
+    b1, b2 = (0.1 * torch.randn(n, generator=g, dtype=dtype) for n in (nh, 1))
+    return dict(zip(_NAMES, (w1, b1, w2, b2)))
+
+
+def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
+    """Our float64 weights in a `_Model`, transposed into its layers; `stale` leaves a .grad."""
+    net = _Model(n_in, nh).double()
     with torch.no_grad():
-        for p, w in zip(net.parameters(), (w1.t(), b1, w2.t(), b2)):
-            p.copy_(w)
+        for p, w in zip(net.parameters(), _weights(n_in, nh, seed, torch.float64).values()):
+            p.copy_(w.t() if w.dim() == 2 else w)
     if stale is not None:
         net(*stale).backward()  # "the previous step": its gradients are still in .grad
     return net
@@ -235,7 +241,6 @@ def check_accumulate_grads(accumulate_grads) -> str:
 # other values (no cached model)
 SEQUENTIAL_CASES = ((4, 5, 7), (6, 3, 9), (8, 6, 6), (9, 5, 7))
 NOTEBOOK_SIZES = (8, 16)  # n_in, nh of the notebook: what a hard-coded answer assumes
-_NAMES = ("w1", "b1", "w2", "b2")
 SEQUENTIAL = [
     Mistake("leaf_inplace", "a parameter requires grad, and autograd refuses in-place writes "
             "into it unless they run under torch.no_grad()",
@@ -250,14 +255,6 @@ SEQUENTIAL = [
             "hidden unit, for the first nn.Linear; b2 one per output, for the second",
             raises=(RuntimeError, ""), line=r"bias|\bb[12]\b"),
 ]
-
-
-def _weights(n_in: int, nh: int, seed: int) -> dict[str, torch.Tensor]:
-    """Our layout, (in, out); random biases (make_weights starts them at zero)."""
-    w1, _, w2, _ = make_weights(n_in, nh, seed=seed)
-    g = torch.Generator().manual_seed(seed)
-    b1, b2 = (0.1 * torch.randn(n, generator=g) for n in (nh, 1))
-    return dict(zip(_NAMES, (w1, b1, w2, b2)))
 
 
 def _network(c, reshape=False) -> dict[str, torch.Tensor]:
