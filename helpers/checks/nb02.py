@@ -429,10 +429,6 @@ BYTES = [
 ]
 
 
-def _mnist_bytes(n: int) -> int:
-    return n * MNIST_LAYER[0] * MNIST_LAYER[1] * 4
-
-
 @exercise_check
 def check_outer_bytes(outer_bytes, max_rows) -> str:
     """Exercise 3: `outer_bytes(N, n_in, n_out, dtype)` in four dtypes, and `max_rows`, an int,
@@ -457,12 +453,13 @@ def check_outer_bytes(outer_bytes, max_rows) -> str:
         raise CheckFailed(f"max_rows, a number of rows, should be an int, but it is "
                           f"{describe(max_rows)}")
     rows = int(max_rows)
-    if _mnist_bytes(rows) > 1e9:
-        raise CheckFailed(f"max_rows = {rows} does not fit: {_mnist_bytes(rows):,} bytes, over "
-                          f"1 GB (10**9 bytes)")
-    if _mnist_bytes(rows + 1) <= 1e9:
-        raise CheckFailed(f"max_rows = {rows} fits, but so does {rows + 1} "
-                          f"({_mnist_bytes(rows + 1):,} bytes): find the largest N that fits")
+    size, more = (_bytes(n, *MNIST_LAYER, None) for n in (rows, rows + 1))   # float32
+    if size > 1e9:
+        raise CheckFailed(f"max_rows = {rows} does not fit: {size:,} bytes, over 1 GB (10**9 "
+                          f"bytes)")
+    if more <= 1e9:
+        raise CheckFailed(f"max_rows = {rows} fits, but so does {rows + 1} ({more:,} bytes): "
+                          f"find the largest N that fits")
     return f"outer_bytes right; at most {rows} rows fit in 1 GB"
 
 

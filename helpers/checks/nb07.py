@@ -240,13 +240,11 @@ def _own(net, x, y, depth, mean=False) -> torch.Tensor:
 def _ddp_case(i, depths, rows, sizes):
     net, batches = _build(200 + i, sizes, rows)
     own = [_own(net, x, y, d) for (x, y), d in zip(batches, depths)]
-    c = SimpleNamespace(i=i, depths=list(depths), rows=rows, sizes=sizes, own=own, n=len(rows),
-                        total=sum(own), means=[_own(net, x, y, d, mean=True)
-                                               for (x, y), d in zip(batches, depths)],
-                        what=f"your ddp_grad(model, batches, depths={list(depths)})")
-    if depths[0]:
-        c.one = _own(net, *(torch.cat(part) for part in zip(*batches)), depths[0])
-    return c
+    means = [_own(net, x, y, d, mean=True) for (x, y), d in zip(batches, depths)]
+    return SimpleNamespace(i=i, depths=list(depths), rows=rows, sizes=sizes, n=len(rows),
+                           own=own, total=sum(own), means=means,
+                           one=_own(net, *(torch.cat(part) for part in zip(*batches)), depths[0]),
+                           what=f"your ddp_grad(model, batches, depths={list(depths)})")
 
 
 def _g(value):
