@@ -273,10 +273,9 @@ def _seq_case(seed, n_in, nh):
 
 
 def _build(make_sequential, c, built: list) -> nn.Sequential:
-    seq = call_answer(make_sequential, *c.ws.values(), what="your make_sequential",
+    seq = call_answer(make_sequential, *c.ws.values(), what="your make_sequential", keep=c.ws,
                       mistakes=SEQUENTIAL, hint="make_sequential(w1, b1, w2, b2) gets our "
-                      "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)",
-                      keep=c.ws)
+                      "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)")
     if not isinstance(seq, nn.Sequential):
         raise CheckFailed(f"make_sequential should return an nn.Sequential, not {a_type(seq)}")
     linears, params = [m for m in seq if isinstance(m, nn.Linear)], list(seq.parameters())
@@ -306,9 +305,9 @@ def _build(make_sequential, c, built: list) -> nn.Sequential:
 def _seq_trial(make_sequential, c, built: list) -> dict[str, torch.Tensor]:
     seq = _build(make_sequential, c, built)
     built.append(seq)
-    out = expect_tensor(call_answer(seq, c.inp, what="your model", hint="the model is called "
-                                    "on a batch (N, n_in)"), f"{c.say} your model's output",
-                        (len(c.inp), 1))
+    out = call_answer(seq, c.inp, what="your model",
+                      hint="the model is called on a batch (N, n_in)")
+    expect_tensor(out, f"{c.say} your model's output", (len(c.inp), 1))
     call_answer(lambda: nn.MSELoss()(out.squeeze(-1), c.targ).backward(),
                 what="a backward through your model")
     lin1, lin2 = [m for m in seq if isinstance(m, nn.Linear)]
@@ -350,9 +349,8 @@ def check_sequential(make_sequential) -> str:
         worked.append((c.n_in, c.nh))
         return got
 
-    judge(cases, trial, _network, lambda c, _: (f"{c.say} your model differs from lin -> relu "
-                                                f"-> lin with the weights passed in"),
-          SEQUENTIAL, make_sequential)
+    judge(cases, trial, _network, lambda c, _: f"{c.say} your model differs from lin -> relu -> "
+          "lin with the weights passed in", SEQUENTIAL, make_sequential)
     return "your nn.Sequential matches our network, gradients too, and owns its weights"
 
 
@@ -461,8 +459,7 @@ def check_tanh_fn(TanhFn) -> str:
                           f"torch.autograd.Function, but it is {a_type(TanhFn)}")
     judge([_tanh_case(*c) for c in TANH_CASES], lambda c: _tanh_trial(TanhFn, c),
           lambda c: {"inp": (c.u * (1 - c.t ** 2)).to(c.dtype)},
-          lambda c, _: f"{c.say} your backward should return out_g * (1 - out**2)",
-          TANH, TanhFn)
+          lambda c, _: f"{c.say} your backward should return out_g * (1 - out**2)", TANH, TanhFn)
     _tanh_two_calls(TanhFn)
     x = torch.randn(2, 3, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
     ok = call_answer(lambda: torch.autograd.gradcheck(

@@ -81,10 +81,7 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 class _LowestPrecision(TorchFunctionMode):
     """Notes the least precise float dtype of the tensors an answer's torch calls return."""
-
-    def __init__(self):
-        super().__init__()
-        self.low = torch.float64
+    low = torch.float64
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))

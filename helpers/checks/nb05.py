@@ -577,11 +577,10 @@ def check_tied(transpose, tied_net) -> str:
     gen = torch.Generator().manual_seed(3)
     for shape in ((2, 3), (4, 1)):
         _check_transpose(transpose, shape, gen)
-    cases = [_case((seed, *p), _tied(), who="your tied_net", what=(
-        f"the tied network's gradients (batch of {p[0]}, {p[2]} hidden units) differ from "
-        f"autograd's"), hint="it is called as tied_net(tape, p, x), with p the dict of "
-                             "weights, and returns the prediction")
-             for seed, p in zip((7, 13), PROBLEMS)]
+    cases = [_case((seed, *p), _tied(), who="your tied_net", what=f"the tied network's gradients "
+                   f"(batch of {p[0]}, {p[2]} hidden units) differ from autograd's",
+                   hint="it is called as tied_net(tape, p, x), with p the dict of weights, and "
+                        "returns the prediction") for seed, p in zip((7, 13), PROBLEMS)]
     judge(cases, lambda c: _on_tape(tied_net, (), c, "your transpose(tape, x), and lin and relu"),
           lambda c: c.right(), lambda c, _: c.what, TIED, tied_net)
     return "transpose is right, and the tied network on the tape matches autograd"
