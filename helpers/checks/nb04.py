@@ -104,8 +104,7 @@ def _shares(shape, k: int):
     h = model.input_linear(x).clamp(min=0)
     for w in copies:
         h = nn.functional.linear(h, w, mid.bias.detach()).clamp(min=0)
-    return mid.weight.grad.clone(), torch.autograd.grad(_sse(model.output_linear(h), targ),
-                                                        copies)
+    return mid.weight.grad.clone(), torch.autograd.grad(_sse(model.output_linear(h), targ), copies)
 
 
 def _use(c, j):

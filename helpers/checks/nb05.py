@@ -488,8 +488,7 @@ RESIDUAL = [
     Mistake("no_relu", "you left out the ReLU after the sum", gives=_residual("no relu")),
     Mistake("no_skip", "you left out the skip connection: h_relu itself must be added to the "
             "middle layer's output", gives=_residual("plain")),
-    Mistake("more", "your loop ran one block too many (depth + 1)",
-            gives=_residual(more=1)),
+    Mistake("more", "your loop ran one block too many (depth + 1)", gives=_residual(more=1)),
     Mistake("fewer", "your loop ran one block too few (depth - 1)", gives=_residual(more=-1)),
 ]
 OVERWRITES = ("a tape keeps only the last share a tensor is sent (t.g = g): from depth 1 each "
