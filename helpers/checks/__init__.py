@@ -32,7 +32,7 @@ from helpers.compare import compare
 
 __all__ = ["CheckFailed", "Either", "Mistake", "a_type", "call_answer", "code_uses", "describe",
            "dtype_name", "exercise_check", "expect_callable", "expect_close", "expect_tensor",
-           "expect_unchanged", "judge", "matching", "read_g", "snapshot"]
+           "expect_unchanged", "judge", "matching", "param_grads", "read_g", "snapshot"]
 
 
 def _shell():
@@ -65,11 +65,9 @@ class CheckFailed(AssertionError):
 
 @dataclass(frozen=True)
 class Mistake:
-    """A mistake a check names when, and only when, the answer shows it: `key` (for the
-    tests), `says` (the sentence), and what shows it. `gives(case)`: the result it gives on
-    a case (raising: it raises there too), matched on every case `judge` ran; or `raises`
-    (an exception type, a regex of its message), with `line` (a regex of the learner's line
-    that raised) or `op` (the instruction it ran); `seen(answer)`: a test of the code."""
+    """A mistake a check names when, and only when, the answer shows it (CONTRIBUTING.md,
+    "Exercise checks"): `key`, `says` (the sentence), and what shows it: `gives(case)`, or
+    `raises` (type, regex) with `line` (regex) or `op`; and `seen(answer)`, a test of its code."""
 
     key: str
     says: str
@@ -151,12 +149,9 @@ def _diagnose(error: BaseException, seen: list, table: Mapping[str, Mistake],
 def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "",
                 mistakes: Sequence[Mistake] = (), code: Any = None, keep: Mapping | None = None,
                 allow: Sequence[str] = (), g: str = "", warned: list | None = None) -> Any:
-    """`answer(*args)`, or a `CheckFailed`: `what` (the answer's name) raised its error's
-    first sentence, the learner's line, and the diagnosis that fits (the check's `mistakes`,
-    a ``"name:<name>"`` one for a NameError, then `SHARED`; `seen` tests `code`, the answer,
-    when `answer` is the check's wrapper). `hint`, how the answer is called, is given only
-    when calling the answer itself failed. `keep` ({name: object}) must be left as it was
-    but for the paths `allow`ed (`expect_unchanged`); `warned` gets the warnings."""
+    """`answer(*args)`, or a `CheckFailed`: `what` raised, in words (CONTRIBUTING.md, "Exercise
+    checks"). `seen` tests `code` if given (when `answer` is the check's wrapper); `g` is said
+    after a `.g` set on what `keep` holds; `warned` gets the warnings."""
     expect_callable(answer, what)
     try:
         inspect.signature(answer).bind(*args)
@@ -196,21 +191,14 @@ def call_answer(answer: Callable[..., Any], *args: Any, what: str, hint: str = "
 
 def _first_sentence(text: str, limit: int = 200) -> str:
     """The message to its first full sentence (a first line ending in ':' runs on)."""
-    lines = [line.strip() for line in text.strip().split("\n")]
-    line = lines[0] if lines else ""
-    for more in lines[1:]:
+    line, *rest = [line.strip() for line in text.strip().split("\n")]
+    for more in rest:
         if not line.endswith(":"):
             break
         line = f"{line} {more}"
     cut = line.find(". ")
     line = line if cut < 0 else line[:cut + 1]
     return line if len(line) <= limit else line[:limit - 3].rstrip() + "..."
-
-
-def _cell_name(filename: str) -> str | None:
-    """'Cell In[12]' when `filename` is a notebook cell of this IPython kernel."""
-    name = getattr(getattr(_shell(), "compile", None), "format_code_name", lambda _: None)(filename)
-    return " ".join(name) if name else None
 
 
 def _code_only(line: str) -> str:
@@ -228,7 +216,9 @@ def _learner_line(frames: list) -> list[str]:
     if not frames:
         return []
     f = frames[-1]
-    where = _cell_name(f.filename) or os.path.basename(f.filename)
+    name = getattr(getattr(_shell(), "compile", None), "format_code_name", lambda _: None)
+    cell = name(f.filename)   # ("Cell", "In[12]") for a cell of this IPython kernel
+    where = " ".join(cell) if cell else os.path.basename(f.filename)
     code = _code_only(f.line or "")
     line = f"Raised at {where}, line {f.lineno}, in {f.name}" + (f": {code}" if code else "")
     return [line if len(line) <= 79 else line[:78].rstrip() + "…"]
@@ -267,32 +257,35 @@ def exercise_check(func: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _with_warning(message: str, seen: list) -> str:
-    if "\n" in message:
+    """A one-line `message` with the first warning that matters, if any, as its second line."""
+    matter = [w for w in seen if not any(h in str(w.message) for h in _HARMLESS)
+              and not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
+    if "\n" in message or not matter:
         return message
-    for w in seen:
-        text = str(w.message)
-        if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)) or any(
-                h in text for h in _HARMLESS):
-            continue
-        return f"{message}\nYour code also warned: {w.category.__name__}: {_first_sentence(text)}"
-    return message
+    said = _first_sentence(str(matter[0].message))
+    return f"{message}\nYour code also warned: {matter[0].category.__name__}: {said}"
 
 
 class Either(list):
     """A mistake's result on a case when it comes in several forms: any of them matches."""
 
 
-def _agree(got: Any, want: Any, ref: Any = None) -> bool:
+def _agree(got: Any, want: Any) -> bool:
     """`got` is `want`: tensors up to rounding, items one by one, an error for an error."""
     if isinstance(want, Either):
-        return any(_agree(got, w, ref) for w in want)
+        return any(_agree(got, w) for w in want)
     if isinstance(got, BaseException) or isinstance(want, BaseException):
         return isinstance(got, BaseException) and isinstance(want, BaseException)
     if isinstance(want, Mapping):
         return isinstance(got, Mapping) and set(got) == set(want) and all(
-            _agree(got[k], want[k], (ref or want).get(k)) for k in want)
+            _agree(got[k], want[k]) for k in want)
     if isinstance(want, torch.Tensor):
-        return isinstance(got, torch.Tensor) and _close(got, want, want if ref is None else ref)
+        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+            return False
+        scale = want.detach().abs().max().item() if want.numel() else 1.0
+        return torch.allclose(got.detach().double(), want.detach().double(), rtol=1e-5,
+                              atol=1e-6 * max(scale if math.isfinite(scale) else 1.0, 1e-3),
+                              equal_nan=True)
     if isinstance(want, (list, tuple)):
         return isinstance(got, (list, tuple)) and len(got) == len(want) and all(
             _agree(a, b) for a, b in zip(got, want))
@@ -300,17 +293,6 @@ def _agree(got: Any, want: Any, ref: Any = None) -> bool:
            for v in (got, want)):   # a NumPy bool_ is no number here either
         return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
     return type(got) is type(want) and got == want
-
-
-def _close(a: torch.Tensor, b: torch.Tensor, ref: torch.Tensor | None = None) -> bool:
-    """`a` equals `b` up to rounding (relative to `ref`'s scale): what tells a mistake."""
-    if not isinstance(b, torch.Tensor) or a.shape != b.shape:
-        return False
-    ref = b if ref is None else ref
-    scale = ref.detach().abs().max().item() if ref.numel() else 1.0
-    return torch.allclose(a.detach().double(), b.detach().double(), rtol=1e-5,
-                          atol=1e-6 * max(scale if math.isfinite(scale) else 1.0, 1e-3),
-                          equal_nan=True)
 
 
 def _gives(m: Mistake, case: Any) -> Any:
@@ -403,16 +385,13 @@ def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tenso
 
 # -- the answer's code ---------------------------------------------------------------------
 def _codes(answer: Any) -> list[types.CodeType]:
-    """The code objects of `answer` (a function, or a class's methods) and all they nest."""
-    todo, found = [], []
-    if isinstance(answer, types.CodeType):
-        todo = [types.SimpleNamespace(__code__=answer)]
-    elif isinstance(answer, type):
+    """The code objects of `answer` (code, a function, a class's methods) and all they nest."""
+    if isinstance(answer, type):
         todo = [getattr(v, "__func__", v) for c in answer.__mro__ if c is not object
                 and not c.__module__.startswith(("torch", "helpers")) for v in vars(c).values()]
     else:
         todo = [answer]
-    todo = [getattr(f, "__code__", None) for f in todo]
+    todo, found = [getattr(f, "__code__", f) for f in todo], []
     while todo:
         code = todo.pop()
         if isinstance(code, types.CodeType):
@@ -451,8 +430,7 @@ def _walk(found: dict, path: str, obj: Any, seen: set) -> None:
     if isinstance(obj, torch.Tensor):
         grad = obj.grad if obj.is_leaf or obj.retains_grad else None
         found[path] = ("tensor", obj, obj.detach().clone(), obj.requires_grad,
-                       None if grad is None else grad.detach().clone(), set(vars(obj)),
-                       _hooks(obj, _TENSOR_HOOKS))
+                       None if grad is None else grad.detach().clone(), _hooks(obj, _TENSOR_HOOKS))
         if id(obj) in seen:
             return
         inside = vars(obj).items()
@@ -514,12 +492,12 @@ def expect_unchanged(before: _Snapshot, who: str, allow: Sequence[str] = (),
             if is_ is not None else f"removed {path}: leave it as it was"
         if problem:
             raise CheckFailed(f"{who} {problem}")
-    added = [p for p in now if p not in before and not _allowed(p, allow)]
-    if added:
-        path = added[0]
-        raise CheckFailed(f"{who} " + (f"set {path}; it should only read the tensors it is "
-                                       f"given" + (f"\n{g}" if g else "") if path.endswith(".g")
-                                       else f"added {path}: leave it as it was"))
+    path = next((p for p in now if p not in before and not _allowed(p, allow)), "")
+    if path.endswith(".g"):
+        raise CheckFailed(f"{who} set {path}; it should only read the tensors it is given"
+                          + (f"\n{g}" if g else ""))
+    if path:
+        raise CheckFailed(f"{who} added {path}: leave it as it was")
 
 
 def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) -> str | None:
@@ -530,7 +508,7 @@ def _difference(path: str, was: tuple, is_: tuple, grad: str, any_grad: bool) ->
         return (f"replaced {path} with another {'tensor' if kind == 'tensor' else 'object'}: "
                 f"leave it as it was")
     if kind == "tensor":
-        _, t, value, requires_grad, old_grad, attrs, hooks = was
+        _, t, value, requires_grad, old_grad, hooks = was
         if t.shape != value.shape or not torch.equal(t.detach(), value):
             return (f"changed the values of {path}: leave the weights as they were"
                     if isinstance(t, torch.nn.Parameter) else
@@ -582,10 +560,11 @@ def expect_tensor(value: Any, what: str, shape: tuple[int, ...] | None = None) -
 
 def a_type(value: Any) -> str:
     """'None', 'an int', 'the class Tape, derived from Module': what the learner gave."""
-    if value is None or isinstance(value, type):
-        bases = ", ".join(b.__name__ for b in getattr(value, "__bases__", ()) if b is not object)
-        return "None" if value is None else f"the class {value.__name__}" + (
-            f", derived from {bases}" if bases else "")
+    if value is None:
+        return "None"
+    if isinstance(value, type):
+        bases = ", ".join(b.__name__ for b in value.__bases__ if b is not object)
+        return f"the class {value.__name__}" + (f", derived from {bases}" if bases else "")
     name = type(value).__name__
     return f"{'an' if name[0] in 'aeiouAEIOU' else 'a'} {name}"
 
@@ -617,3 +596,12 @@ def read_g(t: torch.Tensor, name: str, who: str) -> torch.Tensor:
         raise CheckFailed(f"{name}.g is a tensor of {dtype_name(g)}; a gradient holds real "
                           f"numbers (a float dtype)")
     return g
+
+
+def param_grads(net: torch.nn.Module, *inputs: Any) -> dict[str, torch.Tensor]:
+    """A copy of each parameter's `.grad` (zeros where it is None), after a backward of
+    `net(*inputs)` (a net that returns its loss) when inputs are given."""
+    if inputs:
+        net(*inputs).backward()
+    return {name: torch.zeros_like(p) if p.grad is None else p.grad.detach().clone()
+            for name, p in net.named_parameters()}

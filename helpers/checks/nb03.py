@@ -19,14 +19,14 @@ from helpers.checks import (
     exercise_check,
     expect_close,
     expect_tensor,
-    expect_unchanged,
     judge,
-    snapshot,
+    param_grads,
 )
 from helpers.compare import compare
 from helpers.data import make_weights, synthetic_regression
 
 __all__ = ["check_accumulate_grads", "check_sequential", "check_tanh_fn", "small_net"]
+_NAMES = ("w1", "b1", "w2", "b2")   # our weights, w1 and w2 laid out (in, out)
 
 
 # ---------------------------------------------------------------- exercise 1
@@ -42,26 +42,23 @@ class _Model(nn.Module):
         return nn.functional.mse_loss(out.squeeze(-1), targ)
 
 
-def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
-    """Seeded weights and random biases in a float64 `_Model`; `stale` data leave a .grad."""
-    net = _Model(n_in, nh).double()
-    w1, _, w2, _ = make_weights(n_in, nh, seed=seed, dtype=torch.float64)
+def _weights(n_in: int, nh: int, seed: int, dtype=None) -> dict[str, torch.Tensor]:
+    """Our layout, (in, out); random biases (make_weights starts them at zero)."""
+    w1, _, w2, _ = make_weights(n_in, nh, seed=seed, dtype=dtype or torch.float32)
     g = torch.Generator().manual_seed(seed)
-    b1, b2 = (0.1 * torch.randn(n, generator=g, dtype=torch.float64) for n in (nh, 1))
+    b1, b2 = (0.1 * torch.randn(n, generator=g, dtype=dtype) for n in (nh, 1))
+    return dict(zip(_NAMES, (w1, b1, w2, b2)))
+
+
+def _net(n_in: int, nh: int, seed: int, stale: tuple | None = None) -> _Model:
+    """Our float64 weights in a `_Model`, transposed into its layers; `stale` leaves a .grad."""
+    net = _Model(n_in, nh).double()
     with torch.no_grad():
-        for p, w in zip(net.parameters(), (w1.t(), b1, w2.t(), b2)):
-            p.copy_(w)
+        for p, w in zip(net.parameters(), _weights(n_in, nh, seed, torch.float64).values()):
+            p.copy_(w.t() if w.dim() == 2 else w)
     if stale is not None:
         net(*stale).backward()  # "the previous step": its gradients are still in .grad
     return net
-
-
-def _grads(net: nn.Module, inp=None, targ=None) -> dict:
-    """The `.grad` of every parameter of `net`, after a backward of `net(inp, targ)`."""
-    if inp is not None:
-        net(inp, targ).backward()
-    return {name: (torch.zeros_like(p) if p.grad is None else p.grad.detach().clone())
-            for name, p in net.named_parameters()}
 
 
 # (seed, rows, n_in, nh, n_chunks): never n_chunks**2 rows; 50 rows in 6 chunks of 9, ..., 5
@@ -82,12 +79,12 @@ def _acc_case(seed, rows, n_in, nh, n_chunks):
     inp, targ = synthetic_regression(n=rows, n_in=n_in, seed=seed, dtype=torch.float64)
     stale = synthetic_regression(n=rows, n_in=n_in, seed=seed + 50, dtype=torch.float64)
     chunks = list(zip(inp.chunk(n_chunks), targ.chunk(n_chunks)))
-    means = [_grads(_net(n_in, nh, seed), x, y) for x, y in chunks]
+    means = [param_grads(_net(n_in, nh, seed), x, y) for x, y in chunks]
     sizes = [len(x) for x, _ in chunks]
     return SimpleNamespace(
         seed=seed, rows=rows, n_in=n_in, nh=nh, n=n_chunks, inp=inp, targ=targ, stale=stale,
-        sizes=sizes, means=means, old=_grads(_net(n_in, nh, seed, stale)),
-        full=_grads(_net(n_in, nh, seed), inp, targ),
+        sizes=sizes, means=means, old=param_grads(_net(n_in, nh, seed, stale)),
+        full=param_grads(_net(n_in, nh, seed), inp, targ),
         shares=[{k: v * s / rows for k, v in m.items()} for m, s in zip(means, sizes)],
         say=f"with n_chunks={n_chunks} ({rows} rows)")
 
@@ -151,7 +148,6 @@ def _run_accumulate(accumulate_grads, c):
     """The answer on case `c`: (net, each backward's gradient on lin1.weight, what each
     backward added into .grad)."""
     net = _net(c.n_in, c.nh, c.seed, c.stale)
-    before = snapshot(net=net, inp=c.inp, targ=c.targ)  # before the check's own hooks
     weight, seen, grad_before, filled = net.lin1.weight, [], [], {}
 
     def record(g):   # before the answer's own hooks, if any
@@ -162,16 +158,11 @@ def _run_accumulate(accumulate_grads, c):
         filled[len(seen) - 1] = p.grad.detach() - (0 if grad_before[-1] is None
                                                    else grad_before[-1])
 
-    hooks = [weight.register_hook(record), weight.register_post_accumulate_grad_hook(added)]
-    try:
+    with weight.register_hook(record), weight.register_post_accumulate_grad_hook(added):
         call_answer(accumulate_grads, net, c.inp, c.targ, c.n, what="your accumulate_grads",
                     mistakes=ACCUMULATE, hint="accumulate_grads(net, inp, targ, n_chunks) is "
                     "called with a model whose net(x, y) returns the loss of rows x against "
-                    "targets y")
-    finally:
-        for hook in hooks:
-            hook.remove()
-    expect_unchanged(before, "your accumulate_grads", allow=("*.grad",))
+                    "targets y", keep=dict(net=net, inp=c.inp, targ=c.targ), allow=("*.grad",))
     return net, seen, filled
 
 
@@ -187,7 +178,7 @@ def _acc_grads(accumulate_grads, c):
         which = ("every .grad" if len(missing) == 4 else f"the .grad of {', '.join(missing)}")
         raise CheckFailed(f"{c.say}, {which} ends as None\nDid you clear the gradients after the "
                           "backward calls, not before them?", "after")
-    got = _grads(net)
+    got = param_grads(net)
     if compare(got, c.full).ok:
         _one_share_per_backward([filled.get(i, g) for i, g in enumerate(seen)],
                                 [s["lin1.weight"] for s in c.shares], c.full["lin1.weight"], c)
@@ -227,11 +218,10 @@ def check_accumulate_grads(accumulate_grads) -> str:
     """Exercise 1: one backward per chunk, each its share, after clearing the old `.grad`: 48
     rows in 3 and 4 chunks, 50 in 6 (the last of 5); how it clears and scales is free."""
     cases = [_acc_case(*case) for case in ACCUMULATE_CASES]
+    written = {c for c in getattr(getattr(accumulate_grads, "__code__", None), "co_consts", ())
+               if isinstance(c, int) and not isinstance(c, bool) and c > 1}
     fixed = [Mistake(f"fixed:{k}", f"the number of chunks is written in ({k}): split with "
-                     f"inp.chunk(n_chunks)", gives=lambda c, k=k: k)
-             for k in sorted({c for c in getattr(getattr(accumulate_grads, "__code__", None),
-                                                  "co_consts", ())
-                              if isinstance(c, int) and not isinstance(c, bool) and c > 1})]
+                     f"inp.chunk(n_chunks)", gives=lambda c, k=k: k) for k in sorted(written)]
     judge(cases, lambda c: len(_run_accumulate(accumulate_grads, c)[1]), lambda c: c.n,
           lambda c, got: (f"{c.say} expected one backward per chunk, {c.n} in all, but "
                           f"backward reached the weights {'once' if got == 1 else f'{got} times'}"),
@@ -247,7 +237,6 @@ def check_accumulate_grads(accumulate_grads) -> str:
 # other values (no cached model)
 SEQUENTIAL_CASES = ((4, 5, 7), (6, 3, 9), (8, 6, 6), (9, 5, 7))
 NOTEBOOK_SIZES = (8, 16)  # n_in, nh of the notebook: what a hard-coded answer assumes
-_NAMES = ("w1", "b1", "w2", "b2")
 SEQUENTIAL = [
     Mistake("leaf_inplace", "a parameter requires grad, and autograd refuses in-place writes "
             "into it unless they run under torch.no_grad()",
@@ -262,14 +251,6 @@ SEQUENTIAL = [
             "hidden unit, for the first nn.Linear; b2 one per output, for the second",
             raises=(RuntimeError, ""), line=r"bias|\bb[12]\b"),
 ]
-
-
-def _weights(n_in: int, nh: int, seed: int) -> dict[str, torch.Tensor]:
-    """Our layout, (in, out); random biases (make_weights starts them at zero)."""
-    w1, _, w2, _ = make_weights(n_in, nh, seed=seed)
-    g = torch.Generator().manual_seed(seed)
-    b1, b2 = (0.1 * torch.randn(n, generator=g) for n in (nh, 1))
-    return dict(zip(_NAMES, (w1, b1, w2, b2)))
 
 
 def _network(c, reshape=False) -> dict[str, torch.Tensor]:
@@ -292,10 +273,9 @@ def _seq_case(seed, n_in, nh):
 
 
 def _build(make_sequential, c, built: list) -> nn.Sequential:
-    seq = call_answer(make_sequential, *c.ws.values(), what="your make_sequential",
+    seq = call_answer(make_sequential, *c.ws.values(), what="your make_sequential", keep=c.ws,
                       mistakes=SEQUENTIAL, hint="make_sequential(w1, b1, w2, b2) gets our "
-                      "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)",
-                      keep=c.ws)
+                      "weights, w1 shaped (n_in, nh); nn.Linear stores its weight as (out, in)")
     if not isinstance(seq, nn.Sequential):
         raise CheckFailed(f"make_sequential should return an nn.Sequential, not {a_type(seq)}")
     linears, params = [m for m in seq if isinstance(m, nn.Linear)], list(seq.parameters())
@@ -325,12 +305,9 @@ def _build(make_sequential, c, built: list) -> nn.Sequential:
 def _seq_trial(make_sequential, c, built: list) -> dict[str, torch.Tensor]:
     seq = _build(make_sequential, c, built)
     built.append(seq)
-    out = expect_tensor(call_answer(seq, c.inp, what="your model", hint="the model is called "
-                                    "on a batch (N, n_in)"), f"{c.say} your model's output",
-                        (len(c.inp), 1))
-    if not out.requires_grad:
-        raise CheckFailed("your model's output does not require grad: no backward can reach "
-                          "its parameters")
+    out = call_answer(seq, c.inp, what="your model",
+                      hint="the model is called on a batch (N, n_in)")
+    expect_tensor(out, f"{c.say} your model's output", (len(c.inp), 1))
     call_answer(lambda: nn.MSELoss()(out.squeeze(-1), c.targ).backward(),
                 what="a backward through your model")
     lin1, lin2 = [m for m in seq if isinstance(m, nn.Linear)]
@@ -372,9 +349,8 @@ def check_sequential(make_sequential) -> str:
         worked.append((c.n_in, c.nh))
         return got
 
-    judge(cases, trial, _network, lambda c, _: (f"{c.say} your model differs from lin -> relu "
-                                                f"-> lin with the weights passed in"),
-          SEQUENTIAL, make_sequential)
+    judge(cases, trial, _network, lambda c, _: f"{c.say} your model differs from lin -> relu -> "
+          "lin with the weights passed in", SEQUENTIAL, make_sequential)
     return "your nn.Sequential matches our network, gradients too, and owns its weights"
 
 
@@ -483,8 +459,7 @@ def check_tanh_fn(TanhFn) -> str:
                           f"torch.autograd.Function, but it is {a_type(TanhFn)}")
     judge([_tanh_case(*c) for c in TANH_CASES], lambda c: _tanh_trial(TanhFn, c),
           lambda c: {"inp": (c.u * (1 - c.t ** 2)).to(c.dtype)},
-          lambda c, _: f"{c.say} your backward should return out_g * (1 - out**2)",
-          TANH, TanhFn)
+          lambda c, _: f"{c.say} your backward should return out_g * (1 - out**2)", TANH, TanhFn)
     _tanh_two_calls(TanhFn)
     x = torch.randn(2, 3, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
     ok = call_answer(lambda: torch.autograd.gradcheck(

@@ -25,8 +25,6 @@ from helpers.checks import (
 )
 from helpers.compare import compare
 
-# What the check cells import (torch itself comes from a plain `import torch`): the checks
-# and a small DynamicNet to try an answer on.
 __all__ = ["check_share", "check_w3", "small_dynamicnet"]
 
 
@@ -83,10 +81,7 @@ def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
 
 class _LowestPrecision(TorchFunctionMode):
     """Notes the least precise float dtype of the tensors an answer's torch calls return."""
-
-    def __init__(self):
-        super().__init__()
-        self.low = torch.float64
+    low = torch.float64
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
@@ -109,8 +104,7 @@ def _shares(shape, k: int):
     h = model.input_linear(x).clamp(min=0)
     for w in copies:
         h = nn.functional.linear(h, w, mid.bias.detach()).clamp(min=0)
-    return mid.weight.grad.clone(), torch.autograd.grad(_sse(model.output_linear(h), targ),
-                                                        copies)
+    return mid.weight.grad.clone(), torch.autograd.grad(_sse(model.output_linear(h), targ), copies)
 
 
 def _use(c, j):
@@ -228,8 +222,7 @@ _DEPTHS = (2, 0, 0)                        # steps 0, 1 and 2
 
 @functools.lru_cache(maxsize=8)
 def _three_steps(shape, lr: float, momentum: float, set_to_none: bool):
-    """W0, g0 (step 0, depth 2) and W3 (after steps 1 and 2, at depth 0), run with
-    torch.optim.SGD."""
+    """W0, g0 (step 0, at depth 2) and W3 (after steps 1 and 2, at depth 0) of torch.optim.SGD."""
     model, x, targ = _model(*shape)
     w = model.middle_linear.weight
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=momentum)

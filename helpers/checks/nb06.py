@@ -4,6 +4,7 @@ modules of their own, from seeded generators."""
 from __future__ import annotations
 
 import os
+import traceback
 from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
@@ -287,23 +288,18 @@ _TORCH = os.path.dirname(os.path.abspath(torch.__file__))
 
 def _ran_backward(error: BaseException | None) -> bool:
     """True when `error` was raised inside torch's backward, which the answer called."""
-    tb = error.__traceback__ if error is not None else None
-    while tb is not None:
-        code = tb.tb_frame.f_code
-        if code.co_name in ("backward", "grad", "_engine_run_backward") and \
-                os.path.abspath(code.co_filename).startswith(_TORCH):
-            return True
-        tb = tb.tb_next
-    return False
+    frames = traceback.extract_tb(error.__traceback__) if error is not None else []
+    return any(f.name in ("backward", "grad", "_engine_run_backward")
+               and os.path.abspath(f.filename).startswith(_TORCH) for f in frames)
 
 
 def _broken_trial(broken_nodes, c) -> list[str]:
     data, ran = snapshot(**c.inputs), []
-    hook = c.loss.grad_fn.register_prehook(lambda g: ran.append(1))   # a backward starts here
     try:
-        result = call_answer(broken_nodes, c.loss, what=c.what, mistakes=BROKEN,
-                             hint="it is called as broken_nodes(loss) and returns a list of "
-                                  "node names, such as 'SigmoidBackward0'")
+        with c.loss.grad_fn.register_prehook(lambda g: ran.append(1)):   # a backward starts here
+            result = call_answer(broken_nodes, c.loss, what=c.what, mistakes=BROKEN,
+                                 hint="it is called as broken_nodes(loss) and returns a list of "
+                                      "node names, such as 'SigmoidBackward0'")
     except CheckFailed as failure:
         if _ran_backward(failure.__cause__):
             raise CheckFailed(f"{str(failure).splitlines()[0]}\nYour function called backward, "
@@ -311,8 +307,6 @@ def _broken_trial(broken_nodes, c) -> list[str]:
                               f"read each node's _saved_ attributes instead", "backward",
                               frames=failure.learner_frames) from None
         raise
-    finally:
-        hook.remove()
     if ran:
         raise CheckFailed(f"{c.what} ran a backward through the loss\nbroken_nodes must not call "
                           f"backward; read each node's _saved_ attributes instead", "backward")
@@ -323,11 +317,7 @@ def _broken_trial(broken_nodes, c) -> list[str]:
         raise CheckFailed(f"{c.what} should return a list of node names (strings, from "
                           f"node.name()), but it returned {describe(result)}")
     expect_unchanged(data, c.what)
-    try:
-        after = _names(_walk(c.loss))
-    except RuntimeError:
-        after = None
-    if after != c.right:
+    if _names(_walk(c.loss)) != c.right:
         raise CheckFailed(f"{c.what} changed the graph (did it call backward?); it should only "
                           f"read it")
     return sorted(result)
@@ -335,9 +325,8 @@ def _broken_trial(broken_nodes, c) -> list[str]:
 
 def _graph_case(i: int, label: str):
     loss, inputs = _seeded(lambda g: _graph(i, g), 10 + i)
-    c = SimpleNamespace(loss=loss, inputs=inputs, what=f"your broken_nodes(loss), for {label},")
-    c.right = _names(_walk(c.loss))
-    return c
+    return SimpleNamespace(loss=loss, inputs=inputs, right=_names(_walk(loss)),
+                           what=f"your broken_nodes(loss), for {label},")
 
 
 @exercise_check

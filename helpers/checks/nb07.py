@@ -23,16 +23,13 @@ from helpers.checks import (
     exercise_check,
     expect_unchanged,
     judge,
+    param_grads,
     snapshot,
 )
 from helpers.ddp import DynamicNet
 
 __all__ = ["DynamicNet", "check_checkpointed", "check_ddp_grad", "checkpoint", "nn",
            "random", "torch"]
-
-_PARAMS = ("input_linear.weight", "input_linear.bias", "middle_linear.weight",
-           "middle_linear.bias", "output_linear.weight", "output_linear.bias")
-
 
 def _build(seed: int, sizes: tuple[int, int, int], rows=(4,)):
     """A DynamicNet and one (inputs, targets) batch per entry of `rows`, from torch's
@@ -41,16 +38,6 @@ def _build(seed: int, sizes: tuple[int, int, int], rows=(4,)):
         torch.manual_seed(seed)
         net = DynamicNet(*sizes)
         return net, [(torch.randn(n, sizes[0]), torch.randn(n, sizes[2])) for n in rows]
-
-
-def _grads(net: nn.Module, loss: torch.Tensor | None = None) -> dict[str, torch.Tensor]:
-    """Every parameter's gradient (zeros where there is none): from `loss` by autograd.grad,
-    or (no loss) from `.grad`."""
-    params = dict(net.named_parameters())
-    got = [params[n].grad for n in _PARAMS] if loss is None else torch.autograd.grad(
-        loss, [params[n] for n in _PARAMS], allow_unused=True)
-    return {n: torch.zeros_like(params[n]) if g is None else g.detach()
-            for n, g in zip(_PARAMS, got)}
 
 
 # --------------------------------------------------------------------------- exercise 1
@@ -72,14 +59,14 @@ def _middle(net, h, depth):
 def _reference(c, detach=False):
     """Both calls' outputs and the gradients of their summed loss, the plain forward at each
     call's depth (`detach`: input_linear's output cut)."""
-    net, [(x, y)] = _build(c.seed, c.sizes)
+    net, [(x, y)] = _build(c.seeds[0], c.sizes)
     outs = []
     for depth in c.depths:
         h = net.input_linear(x).clamp(min=0)
         outs.append(net.output_linear(_middle(net, h.detach() if detach else h, depth)))
-    loss = sum(((o - y) ** 2).sum() for o in outs)
+    sum(((o - y) ** 2).sum() for o in outs).backward()
     return {"first call's output": outs[0].detach(), "second call's output": outs[1].detach(),
-            **_grads(net, loss)}
+            **param_grads(net)}
 
 
 def _detached(c):
@@ -171,14 +158,13 @@ def _ckpt_trial(answer, c):
     # checkpointed function raised, until the generator holding them is collected: an
     # earlier failed attempt would run its function in this rerun. Collect it first.
     gc.collect()
-    net, [(x, y)] = _build(c.seed, c.sizes)
+    net, [(x, y)] = _build(c.seeds[0], c.sizes)
     calls, others = [], []
     mine = set(net.modules())
-    hooks = [net.middle_linear.register_forward_pre_hook(lambda m, i: calls.append(1)),
-             nn.modules.module.register_module_forward_hook(
-                 lambda m, i, o: others.append(m) if isinstance(m, nn.Linear) and m not in mine
-                 else None)]
-    try:
+    with (net.middle_linear.register_forward_pre_hook(lambda m, i: calls.append(1)),
+          nn.modules.module.register_module_forward_hook(
+              lambda m, i, o: others.append(m) if isinstance(m, nn.Linear) and m not in mine
+              else None)):
         before = snapshot(net=net, x=x)
         outs, bypassed = zip(*(_call(answer, net, x, y, c, seed, depth, calls, others)
                                for seed, depth in zip(c.seeds, c.depths)))
@@ -196,11 +182,10 @@ def _ckpt_trial(answer, c):
             raise CheckFailed(f"{c.what}: backward drew from Python's random again\n{_INSIDE}",
                               "inside")
         again = len(calls) - n0
-        used = net.middle_linear.weight.grad is not None
         if any(bypassed):
             raise CheckFailed(f"{c.what} never called net.middle_linear: call it as a module, "
                               f"net.middle_linear(h); the check counts its calls")
-        if sum(c.depths) and not again and not used:
+        if sum(c.depths) and not again and net.middle_linear.weight.grad is None:
             raise CheckFailed(f"{c.what}: middle_linear ran in the forward, but the outputs do "
                               f"not depend on it: was what checkpoint returned used?")
         if sum(c.depths) and not again:
@@ -211,11 +196,8 @@ def _ckpt_trial(answer, c):
             raise CheckFailed(f"{c.what}: backward ran middle_linear again {again} of its "
                               f"{sum(c.depths)} uses; put every use under checkpoint")
         expect_unchanged(before, c.what, allow=("*.grad",))
-    finally:
-        for hook in hooks:
-            hook.remove()
     return {"first call's output": outs[0].detach(), "second call's output": outs[1].detach(),
-            **_grads(net)}
+            **param_grads(net)}
 
 
 @exercise_check
@@ -224,9 +206,8 @@ def check_checkpointed(forward_checkpointed: Callable[..., Any]) -> str:
     `checkpoint`: two calls (two seeds, two depths) before one backward, both kinds."""
     state = random.getstate()
     cases = [SimpleNamespace(seeds=(a[0], b[0]), depths=(a[1], b[1]), sizes=sizes, kind=kind,
-                             seed=a[0], what=f"your forward_checkpointed(net, x, use_reentrant="
-                                             f"{kind}) after random.seed({a[0]}) and "
-                                             f"random.seed({b[0]})")
+                             what=f"your forward_checkpointed(net, x, use_reentrant={kind}) "
+                                  f"after random.seed({a[0]}) and random.seed({b[0]})")
              for a, b, sizes in _CASES for kind in (False, True)]
     try:
         judge(cases, lambda c: _ckpt_trial(forward_checkpointed, c), _reference,
@@ -259,12 +240,11 @@ def _own(net, x, y, depth, mean=False) -> torch.Tensor:
 def _ddp_case(i, depths, rows, sizes):
     net, batches = _build(200 + i, sizes, rows)
     own = [_own(net, x, y, d) for (x, y), d in zip(batches, depths)]
-    c = SimpleNamespace(i=i, depths=list(depths), rows=rows, sizes=sizes, own=own, n=len(rows),
-                        total=sum(own), means=[_own(net, x, y, d, mean=True)
-                                               for (x, y), d in zip(batches, depths)])
-    if depths[0]:
-        c.one = _own(net, *(torch.cat(part) for part in zip(*batches)), depths[0])
-    return c
+    means = [_own(net, x, y, d, mean=True) for (x, y), d in zip(batches, depths)]
+    return SimpleNamespace(i=i, depths=list(depths), rows=rows, sizes=sizes, n=len(rows),
+                           own=own, total=sum(own), means=means,
+                           one=_own(net, *(torch.cat(part) for part in zip(*batches)), depths[0]),
+                           what=f"your ddp_grad(model, batches, depths={list(depths)})")
 
 
 def _g(value):
@@ -323,24 +303,23 @@ DDP = [
 def _ddp_trial(answer, c):
     net, batches = _build(200 + c.i, c.sizes, c.rows)
     before = snapshot(model=net, batches=batches)
-    what = f"your ddp_grad(model, batches, depths={c.depths})"
     random.seed(_DDP_SEED)
     drew = random.getstate()
-    out = call_answer(answer, net, batches, list(c.depths), what=what, mistakes=DDP,
+    out = call_answer(answer, net, batches, list(c.depths), what=c.what, mistakes=DDP,
                       hint="it is called as ddp_grad(model, batches, depths): model is a "
                            "DynamicNet, batches a list of (x, y) pairs, depths a list of ints, "
                            "one of each a rank")
     if not isinstance(out, torch.Tensor):
-        raise CheckFailed(f"{what} should return a tensor, middle_linear.weight's gradient, "
+        raise CheckFailed(f"{c.what} should return a tensor, middle_linear.weight's gradient, "
                           f"but it returned {describe(out)}")
     h = c.sizes[1]
     if out.shape != (h, h):
-        raise CheckFailed(f"{what} returned a tensor of shape {tuple(out.shape)}; "
+        raise CheckFailed(f"{c.what} returned a tensor of shape {tuple(out.shape)}; "
                           f"middle_linear.weight, and its gradient, have shape {(h, h)}")
-    expect_unchanged(before, what, grad="leave every .grad as it was, None: torch.autograd.grad "
-                                        "writes none, and model.zero_grad() sets them back")
+    expect_unchanged(before, c.what, grad="leave every .grad as it was, None: "
+                     "torch.autograd.grad writes none, and model.zero_grad() sets them back")
     if random.getstate() != drew:
-        raise CheckFailed(f"{what} drew from Python's random (model(x) draws a depth): run "
+        raise CheckFailed(f"{c.what} drew from Python's random (model(x) draws a depth): run "
                           f"rank r at its depth, model(x, depths[r])")
     return _g(out.detach())
 
@@ -353,8 +332,7 @@ def check_ddp_grad(ddp_grad: Callable[..., Any]) -> str:
     try:
         judge([_ddp_case(i, *case) for i, case in enumerate(_DDP_CASES)],
               lambda c: _ddp_trial(ddp_grad, c), lambda c: _g(c.total / c.n),
-              lambda c, _: f"your ddp_grad(model, batches, depths={c.depths}) does not give "
-                           f"what DDP gives every rank", DDP, ddp_grad)
+              lambda c, _: f"{c.what} does not give what DDP gives every rank", DDP, ddp_grad)
     finally:
         random.setstate(state)
     return "every rank's middle_linear.weight.grad: the mean over all ranks, zeros counted"
