@@ -322,7 +322,7 @@ def launch(fn: Callable[..., Any], nprocs: int = 2, timeout: float = 30.0,
 # What notebook 07 runs: the tutorial's DynamicNet under DistributedDataParallel
 # (notebook 06 uses DynamicNet too). `DynamicNet`, `rows` and `train` live in the
 # script helpers/train_ddp.py, which torchrun runs as it is.
-# The notebook prints `train`, `main` and `train_accumulating` as they are: keep them
+# The notebook prints `train` and `main` as they are: keep them
 # short, as a learner would write them, and at most 79 characters wide.
 # `train_checkpointed` (07 section 3) is described there, not printed;
 # `CheckpointedNet.forward` is printed.
