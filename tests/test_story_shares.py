@@ -70,7 +70,9 @@ def test_story_has_a_frame_per_event_and_says_what_happened():
     assert caps[1] == ("Backward: use 3's share arrives first; the AccumulateGrad node keeps "
                        "it in its input buffer until the node runs")     # says what it is
     assert caps[3].startswith("Use 1's share arrives last")
-    assert "runs once" in caps[4] and "(None until now)" in caps[4]
+    assert "runs once" in caps[4] and caps[4].endswith("(None until now) becomes that sum: "
+                                                        "same bars")
+    assert "middle.weight.grad = input buffer" in story.frames[4][0]   # same bars as frame 4
     step = record.steps[0]                      # a move on its own axis, and the caption says so
     assert caps[5].startswith("optimizer.step(): momentum buffer = .grad, so the weight moves "
                               "once, by −lr × frame 5's bars (axis ±")
@@ -121,7 +123,10 @@ def test_same_record_same_bytes_and_plain_sgd_has_no_buffer():
         "−lr × buffer")
     assert ".grad = the sum" in story.frames[-1][0]
     _, kept = _run(steps_before=1, set_to_none=False)     # .grad zeroed, not None: it adds
-    assert ".grad += the sum" in share_story(kept, cols=[1]).frames[-1][0]
+    kept_story = share_story(kept, cols=[1])
+    assert ".grad += the sum" in kept_story.frames[-1][0]
+    assert "= input buffer" not in kept_story.frames[-2][0]          # it adds: other bars
+    assert kept_story.captions[-2].endswith(".grad adds that sum")
     _, no_step = _run(depth=1, step=False)
     assert len(share_story(no_step, cols=[1])) == 1 + 1 + 1
 

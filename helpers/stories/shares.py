@@ -345,8 +345,9 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
         # Panel B: the input buffer's running sum, then .grad, then the step's move.
         if stage == "step":
             text, vals, u, cls = "the step: weight after − before", move, move_unit, "grey"
-        elif stage == "grad":
-            text, vals, u, cls = f"{name}.grad", entries(grad), unit, "red"
+        elif stage == "grad":          # .grad = the buffer: say the bars did not change
+            text = f"{name}.grad" + (" = input buffer" if was_none else "")
+            vals, u, cls = entries(grad), unit, "red"
         else:
             text, vals, u, cls = ("input buffer: the shares added so far",
                                   buffers[arrived - 1] if arrived else [], unit, "grey")
@@ -376,8 +377,8 @@ def share_story(record: SharesRecord, *, row: int = 0, cols: Iterable[int] = ran
             cap = f"Use {use}'s share arrives last; the input buffer now holds the sum of all {k}"
         frames.append((draw(j + 1, "arrive"), cap))
     frames.append((draw(k, "grad"),
-                   f"The {node} node runs once: the weight's hook fires once, and .grad "
-                   + ("(None until now) becomes that sum" if was_none
+                   f"The {node} node runs once: the weight's hook fires once; .grad "
+                   + ("(None until now) becomes that sum: same bars" if was_none
                       else "adds that sum")))
     if step is not None:
         axis = f" (axis ±{move_unit:g}, not ±{unit:g})" if move_unit != unit else ""
