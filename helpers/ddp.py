@@ -356,12 +356,12 @@ class CheckpointedNet(DynamicNet):
 
     def forward(self, x, depth):
         h = self.input_linear(x).clamp(min=0)
-        kind = {"use_reentrant": self.use_reentrant}
+        reentrant = self.use_reentrant
         if self.each_use:                    # a checkpoint around each use
             for _ in range(depth):
-                h = checkpoint(self.middle, h, 1, **kind)
+                h = checkpoint(self.middle, h, 1, use_reentrant=reentrant)
         else:                                # one around them all
-            h = checkpoint(self.middle, h, depth, **kind)
+            h = checkpoint(self.middle, h, depth, use_reentrant=reentrant)
         return self.output_linear(h)
 
     def middle(self, h, uses):

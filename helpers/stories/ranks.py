@@ -307,8 +307,10 @@ def _run_frames(run: Run, again: bool = False) -> list[tuple[Canvas, str]]:
     times = {0: "never", 1: "once", 2: "twice"}
     uses = "; ".join(", ".join(f"rank {r} {times.get(rk.uses[m], f'{rk.uses[m]} times')}"
                                for r, rk in enumerate(ranks)) for m in skipped)
-    head = (f"Now the same step with {label}" if again and label[0] != "W"
-            else f"Now the same step {label[0].lower()}{label[1:]}" if again else label)
+    flag = run.options.get("find_unused_parameters")
+    head = (label if not again                   # a later run: the same step, other options
+            else f"Now the same step with {label}" if flag
+            else "Now the same step without find_unused_parameters")
     alone = "" if again else ", each rank on its own"        # said once, in 120 characters
     said = (f"{head}. The forwards{alone}: {' and '.join(skipped)} used by {uses}"
             if skipped else f"{head}. The forwards: every rank uses every layer")
