@@ -18,13 +18,10 @@ import torch
 __all__ = ["node_order"]
 
 
-# -- the order in which backward runs the nodes -------------------------------------------
-
-
-def _graph_root(loss: object, who: str) -> object:
+def _graph_root(loss: object) -> object:
     """``loss.grad_fn``, or a clear error saying why there is none."""
     if not isinstance(loss, torch.Tensor):
-        raise TypeError(f"{who} needs a tensor, got {type(loss).__name__}")
+        raise TypeError(f"node_order needs a tensor, got {type(loss).__name__}")
     if loss.grad_fn is None:
         why = (
             "it is a leaf that requires grad: there is nothing to walk back from"
@@ -70,7 +67,7 @@ def node_order(loss: torch.Tensor) -> list[object]:
             without a gradient argument needs one number); the message gives
             its shape.
     """
-    root = _graph_root(loss, "node_order")
+    root = _graph_root(loss)
     if loss.numel() != 1:
         raise ValueError(
             f"node_order runs loss.backward(), which needs a scalar; this tensor has shape "

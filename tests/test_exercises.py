@@ -109,7 +109,7 @@ def namespace(path: pathlib.Path, code: str) -> dict:
     called = [name for name in cells if re.search(rf"\b{name}\(", code)]
     assert called, f"{path.name}: the code calls no check of this notebook"
     names: dict = {}
-    exec(compile(cells[called[0]], f"{path.name} check cell", "exec"), names)
+    assert not quietly(cells[called[0]], names, f"{path.name} check cell"), "a check cell printed"
     return names
 
 
@@ -165,13 +165,11 @@ def test_solution_passes_its_check(path, number, code):
     module = checks_module(path)
     assert any(name in code for name in check_names(module)), \
         f"{path.name} exercise {number}: the solution never calls its check"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, f"{path.name} exercise {number}", "exec"), namespace(path, code))
-    assert out.getvalue().startswith("✓ "), f"a passed check says so: {out.getvalue()!r}"
+    said = quietly(code, namespace(path, code), f"{path.name} exercise {number}")
+    assert said.startswith("✓ ") and said.count("\n") == 1, f"a passed check says so: {said!r}"
     shown = [text for n, text in solution_prints(path) if n == number]
-    assert shown == [out.getvalue().rstrip("\n")], \
-        f"the folded solution should show what it prints: {out.getvalue()!r}, not {shown}"
+    assert shown == [said.rstrip("\n")], \
+        f"the folded solution should show what it prints: {said!r}, not {shown}"
 
 
 @pytest.mark.parametrize(("path", "check", "mistake", "code", "message", "diagnoses"), WRONGS,
@@ -301,19 +299,6 @@ def quietly(code: str, names: dict, label: str) -> str:
         exec(compile(code, label, "exec"), names)
     assert not seen, f"{label} warned: {seen[0].message}"
     return out.getvalue()
-
-
-@pytest.mark.parametrize(("path", "number", "code"), SOLUTIONS,
-                         ids=[f"{p.name[:2]}-ex{n}" for p, n, _ in SOLUTIONS])
-def test_each_check_cell_alone_runs_its_solution(path, number, code):
-    """After a restart: the exercise's check cell alone, in an empty namespace, then the
-    solution, which prints its ✓ and nothing else; the check cell prints nothing."""
-    cells = check_cells(path)
-    cell = next(cells[n] for n in cells if re.search(rf"\b{n}\(", code))
-    names: dict = {}
-    assert not quietly(cell, names, f"{path.name} check cell"), "a check cell printed"
-    said = quietly(code, names, f"{path.name} exercise {number}")
-    assert said.startswith("✓ ") and said.count("\n") == 1, f"{path.name}: {said!r}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])

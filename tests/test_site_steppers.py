@@ -15,17 +15,15 @@ part that reads only the committed notebooks runs in `make test` too.
 from __future__ import annotations
 
 import json
-import os
 import pathlib
 import re
-import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
-SITE = pathlib.Path(os.environ.get("SITE_DIR", ROOT / "_site")).resolve()
-REQUIRED = os.environ.get("SITE_TEST_REQUIRED") == "1"
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+pytest.register_assert_rewrite("site_fixtures")
+from site_fixtures import NOTEBOOKS, SITE  # noqa: E402
+
+pytest_plugins = ["site_fixtures"]    # `browser`: the session's Chromium, on a fresh site
 MIN_LABEL_PX = 9
 MAX_BYTES = 300_000
 
@@ -171,21 +169,6 @@ def page_through(tab, url: str, expected: list[tuple[int, int, str]]) -> list[st
 
 
 PAGES = [nb for nb in NOTEBOOKS if EXPECTED[nb.stem]]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not REQUIRED:
-        pytest.skip("browser checks of the website run with make test-site")
-    sys.path.insert(0, str(ROOT / "tools"))
-    from headless import Browser, find_chromium
-
-    if find_chromium() is None:
-        pytest.fail("chromium is not installed (Debian: apt-get install chromium)")
-    if not (SITE / "index.html").is_file():
-        pytest.fail(f"no built site in {SITE}: run make site")
-    with Browser() as b:
-        yield b
 
 
 @pytest.mark.parametrize("width, dark", [(1280, False), (1280, True), (390, False),

@@ -321,7 +321,7 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
     the first that differs: a verdict headed `what(case, result)`, naming each mistake that
     gives the answer's results on every case (run on while one fits; a case that raised
     matches a mistake raising there). A `CheckFailed` before any differs is raised."""
-    results, first, named = [], None, []
+    results, first, named, want = [], None, [], None
     for case in cases:
         try:
             got = trial(case)
@@ -330,11 +330,13 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
                 raise
             got = e
         results.append(got)
-        if first is None and not (compare(got, right(case)).ok if _tensors(got) and _tensors(
-                right(case)) else _agree(got, right(case))):
-            first = len(results) - 1
-            named = matching(mistakes, cases, results, answer)
-        elif first is not None:   # the mistakes that still give every result so far
+        if first is None:
+            want = right(case)
+            if not (compare(got, want).ok if _tensors(got) and _tensors(want)
+                    else _agree(got, want)):
+                first = len(results) - 1
+                named = matching(mistakes, cases, results, answer)
+        else:                     # the mistakes that still give every result so far
             named = matching(named, cases[len(results) - 1:], results[-1:], answer)
         if first is not None and not named:
             break                 # no mistake can fit every case: the rest tells nothing
@@ -342,10 +344,14 @@ def judge(cases: Sequence[Any], trial: Callable[[Any], Any], right: Callable[[An
         return
     case, got = cases[first], results[first]
     if _tensors(got):
-        expect_close(got, right(case), what(case, got), named)
-    raise CheckFailed("\n".join([what(case, got)] + [
-        "Your result is what you get if " + ", or if ".join(m.says for m in named) + "."
-    ] * bool(named)), *[m.key for m in named])
+        expect_close(got, want, what(case, got), named)
+    raise CheckFailed("\n".join([what(case, got)] + [_what_you_get(named)] * bool(named)),
+                      *[m.key for m in named])
+
+
+def _what_you_get(named: Sequence[Mistake]) -> str:
+    """The sentence naming the mistakes that give the answer's results."""
+    return "Your result is what you get if " + ", or if ".join(m.says for m in named) + "."
 
 
 def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tensor], what: str,
@@ -363,8 +369,7 @@ def expect_close(ours: Mapping[str, torch.Tensor], ref: Mapping[str, torch.Tenso
                 and t.is_floating_point() and not torch.isfinite(t).all()
                 and torch.isfinite(torch.as_tensor(ref[n])).all()), None)
     if named:
-        lines.append("Your result is what you get if " + ", or if ".join(m.says for m in named)
-                     + ".")
+        lines.append(_what_you_get(named))
     elif bad is not None:
         name, t = bad
         at = (~torch.isfinite(t.detach())).nonzero()[0].tolist()

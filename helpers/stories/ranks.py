@@ -270,7 +270,7 @@ def rank_story(runs: list[Run], *, title: str = "One step of DDP on two ranks") 
 
 def _run_frames(run: Run, again: bool = False) -> list[tuple[Canvas, str]]:
     """One run's frames; `again`: a run after the first, whose first caption says
-    it is the same step with other options (its frames differ only in the title)."""
+    it is the same step with other options."""
     ranks = [_sort(run, r) for r in range(2)]
     slots = _slots(run, ranks)
     label = ("find_unused_parameters=True" if run.options.get("find_unused_parameters")
